@@ -1,0 +1,81 @@
+-- The markers of each run in order (definition: def_markers in models/marts/_marts__docs.md).
+-- Grain: one row per kept marker event; marker_index numbers them from 1 within the run.
+with
+
+events as (
+    select * from {{ ref('stg_events') }}
+    where event_type in ('run_start', 'checkpoint', 'epoch_end', 'run_end')
+),
+
+ordered as (
+    select
+        event_id,
+        run_id,
+        event_type,
+        event_at,
+        step,
+        run_end_status,
+        row_number() over (
+            partition by run_id
+            order by
+                event_at,
+                case event_type
+                    when 'run_start' then 1
+                    when 'checkpoint' then 2
+                    when 'epoch_end' then 3
+                    when 'run_end' then 4
+                end,
+                step nulls first,
+                file_path,
+                line_number
+        ) as marker_position
+    from events
+),
+
+run_bounds as (
+    -- the first run_start opens the run; the final run_end closes it unless a later
+    -- run_start supersedes it (the run was resumed after it)
+    select
+        run_id,
+        min(marker_position) filter (where event_type = 'run_start') as first_start_position,
+        max(marker_position) filter (where event_type = 'run_start') as last_start_position,
+        max(marker_position) filter (where event_type = 'run_end') as last_end_position
+    from ordered
+    group by run_id
+),
+
+final_ends as (
+    select
+        run_id,
+        first_start_position,
+        case when last_end_position > last_start_position then last_end_position end as final_end_position
+    from run_bounds
+    where first_start_position is not null
+),
+
+kept as (
+    select
+        ordered.*,
+        ordered.marker_position = final_ends.final_end_position as is_final_run_end
+    from ordered
+    inner join final_ends on ordered.run_id = final_ends.run_id
+    where
+        ordered.marker_position >= final_ends.first_start_position
+        and ordered.marker_position <= coalesce(final_ends.final_end_position, ordered.marker_position)
+        and (ordered.event_type != 'run_end' or ordered.marker_position = final_ends.final_end_position)
+),
+
+final as (
+    select
+        run_id,
+        row_number() over (partition by run_id order by marker_position) as marker_index,
+        event_id,
+        event_type,
+        case when event_type = 'checkpoint' then 'step_' || step else event_type end as marker_label,
+        event_at,
+        step,
+        run_end_status
+    from kept
+)
+
+select * from final

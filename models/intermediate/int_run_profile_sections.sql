@@ -1,0 +1,42 @@
+-- Seconds per profiler section of each run, plus the `unattributed` remainder of the
+-- profiled wall time that no section covers (never below 0).
+-- Grain: one row per run and section.
+with
+
+profiles as (
+    select * from {{ ref('int_run_profiles') }}
+),
+
+named_sections as (
+    select
+        profiles.run_id,
+        section.key as section,
+        section.value::double as seconds
+    from profiles
+    cross join json_each(profiles.sections) as section
+),
+
+attributed as (
+    select
+        run_id,
+        sum(seconds) as attributed_seconds
+    from named_sections
+    group by run_id
+),
+
+unattributed as (
+    select
+        profiles.run_id,
+        'unattributed' as section,
+        greatest(profiles.wall_seconds - coalesce(attributed.attributed_seconds, 0), 0) as seconds
+    from profiles
+    left join attributed on profiles.run_id = attributed.run_id
+),
+
+final as (
+    select * from named_sections
+    union all
+    select * from unattributed
+)
+
+select * from final

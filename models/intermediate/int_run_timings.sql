@@ -1,0 +1,86 @@
+-- Event-log timings of each run that has a run_start: span, tail, downtime and the longest
+-- interval (definitions: def_wall_seconds, def_final_epoch_end, def_downtime,
+-- def_longest_interval). Grain: one row per run with at least one marker.
+with
+
+markers as (
+    select * from {{ ref('int_run_markers') }}
+),
+
+intervals as (
+    select * from {{ ref('int_run_intervals') }}
+),
+
+run_ends as (
+    select
+        run_id,
+        max(event_at) as latest_run_end_at,
+        arg_max(run_end_status, event_at) as latest_run_end_status
+    from {{ ref('stg_events') }}
+    where event_type = 'run_end'
+    group by run_id
+),
+
+marker_summary as (
+    select
+        run_id,
+        min(event_at) filter (where marker_index = 1) as started_at,
+        max(event_at) filter (where event_type = 'run_end') as ended_at,
+        max(event_at) filter (where event_type = 'epoch_end') as final_epoch_end_at,
+        max(run_end_status) filter (where event_type = 'run_end') as final_run_end_status,
+        count(*) filter (where event_type = 'run_start') - 1 as restarts
+    from markers
+    group by run_id
+),
+
+interval_summary as (
+    select
+        run_id,
+        count(*) as interval_count,
+        coalesce(sum(seconds) filter (where is_downtime), 0) as downtime_seconds
+    from intervals
+    group by run_id
+),
+
+longest as (
+    select
+        run_id,
+        label as longest_interval_label,
+        seconds as longest_interval_seconds,
+        row_number() over (partition by run_id order by seconds desc, interval_index asc) as length_rank
+    from intervals
+),
+
+final as (
+    select
+        marker_summary.run_id,
+        marker_summary.started_at,
+        marker_summary.ended_at,
+        marker_summary.final_epoch_end_at,
+        marker_summary.restarts,
+        coalesce(marker_summary.final_run_end_status, run_ends.latest_run_end_status) as run_end_status,
+        coalesce(
+            marker_summary.ended_at is null and run_ends.latest_run_end_at < marker_summary.started_at,
+            false
+        ) as has_clock_skew,
+        {{ runlens.seconds_between('marker_summary.started_at', 'marker_summary.ended_at') }}
+            as event_log_wall_seconds,
+        case
+            when marker_summary.ended_at is not null
+                then {{ runlens.seconds_between('marker_summary.started_at', 'marker_summary.final_epoch_end_at') }}
+        end as pre_tail_seconds,
+        {{ runlens.seconds_between('marker_summary.final_epoch_end_at', 'marker_summary.ended_at') }}
+            as tail_seconds,
+        coalesce(interval_summary.interval_count, 0) as interval_count,
+        coalesce(interval_summary.downtime_seconds, 0) as downtime_seconds,
+        longest.longest_interval_label,
+        longest.longest_interval_seconds
+    from marker_summary
+    left join run_ends on marker_summary.run_id = run_ends.run_id
+    left join interval_summary on marker_summary.run_id = interval_summary.run_id
+    left join longest
+        on marker_summary.run_id = longest.run_id
+        and longest.length_rank = 1
+)
+
+select * from final

@@ -1,0 +1,24 @@
+-- Wall-time statistics per collection and task over analysed runs (def_statistics).
+-- Grain: one row per collection and task that has at least one run.
+with
+
+runs as (
+    select * from {{ ref('fct_runs') }}
+    where collection is not null
+),
+
+final as (
+    select
+        collection,
+        task,
+        count(*) filter (where is_analyzed) as runs_analyzed,
+        count(*) filter (where not is_analyzed) as runs_excluded,
+        avg(wall_seconds) filter (where is_analyzed) as mean_wall_seconds,
+        {{ runlens.median('wall_seconds') }} filter (where is_analyzed) as median_wall_seconds,
+        avg(tail_seconds) filter (where is_analyzed) as mean_tail_seconds,
+        avg(tail_share) filter (where is_analyzed) as mean_tail_share
+    from runs
+    group by collection, task
+)
+
+select * from final

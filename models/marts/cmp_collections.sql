@@ -1,0 +1,35 @@
+-- Each collection against the baseline that seeds/collections.csv names for it
+-- (def_comparison). Grain: one row per collection that has a baseline.
+with
+
+collections as (
+    select * from {{ ref('dim_collections') }}
+    where baseline_collection is not null
+),
+
+runtime as (
+    select * from {{ ref('agg_collection_runtime') }}
+),
+
+final as (
+    select
+        collections.collection,
+        collections.baseline_collection,
+        current_side.runs_analyzed,
+        coalesce(baseline_side.runs_analyzed, 0) as baseline_runs_analyzed,
+        current_side.mean_wall_seconds,
+        baseline_side.mean_wall_seconds as baseline_mean_wall_seconds,
+        current_side.mean_wall_seconds - baseline_side.mean_wall_seconds as delta_seconds,
+        case
+            when current_side.mean_wall_seconds > 0
+                then baseline_side.mean_wall_seconds / current_side.mean_wall_seconds
+        end as speedup,
+        current_side.measurement_source,
+        baseline_side.measurement_source as baseline_measurement_source,
+        current_side.measurement_source = baseline_side.measurement_source as sources_match
+    from collections
+    inner join runtime as current_side on collections.collection = current_side.collection
+    left join runtime as baseline_side on collections.baseline_collection = baseline_side.collection
+)
+
+select * from final

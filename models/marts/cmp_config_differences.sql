@@ -1,0 +1,95 @@
+-- Config keys whose set of values differs between a collection and its baseline, as candidate
+-- explanations of a runtime difference (def_config_differences).
+-- Grain: one row per collection and config key.
+with
+
+pairs as (
+    select
+        collection,
+        baseline_collection
+    from {{ ref('dim_collections') }}
+    where baseline_collection is not null
+),
+
+runs as (
+    select
+        run_id,
+        collection
+    from {{ ref('int_run_attributes') }}
+    where collection is not null
+),
+
+config as (
+    select * from {{ ref('int_run_config') }}
+),
+
+pair_runs as (
+    select
+        pairs.collection,
+        pairs.baseline_collection,
+        'current' as side,
+        runs.run_id
+    from pairs
+    inner join runs on pairs.collection = runs.collection
+    union all
+    select
+        pairs.collection,
+        pairs.baseline_collection,
+        'baseline' as side,
+        runs.run_id
+    from pairs
+    inner join runs on pairs.baseline_collection = runs.collection
+),
+
+pair_keys as (
+    select distinct
+        pair_runs.collection,
+        config.config_key
+    from pair_runs
+    inner join config on pair_runs.run_id = config.run_id
+),
+
+run_values as (
+    -- every run of either side has a value for every key of the pair; missing counts as null
+    select distinct
+        pair_runs.collection,
+        pair_runs.baseline_collection,
+        pair_runs.side,
+        pair_keys.config_key,
+        coalesce(config.config_value, 'null') as config_value
+    from pair_runs
+    inner join pair_keys on pair_runs.collection = pair_keys.collection
+    left join config
+        on pair_runs.run_id = config.run_id
+        and pair_keys.config_key = config.config_key
+),
+
+value_sets as (
+    select
+        collection,
+        baseline_collection,
+        side,
+        config_key,
+        {{ dbt.listagg('config_value', "', '", 'order by config_value') }} as config_values
+    from run_values
+    group by collection, baseline_collection, side, config_key
+),
+
+final as (
+    select
+        current_side.collection,
+        current_side.baseline_collection,
+        current_side.config_key,
+        current_side.config_values as "values",  -- noqa: RF06
+        baseline_side.config_values as baseline_values
+    from value_sets as current_side
+    inner join value_sets as baseline_side
+        on current_side.collection = baseline_side.collection
+        and current_side.config_key = baseline_side.config_key
+        and baseline_side.side = 'baseline'
+    where
+        current_side.side = 'current'
+        and current_side.config_values != baseline_side.config_values
+)
+
+select * from final

@@ -1,0 +1,23 @@
+-- One row per interval between consecutive markers of a run (def_intervals, def_pre_epoch).
+with
+
+intervals as (
+    select * from {{ ref('int_run_intervals') }}
+),
+
+final as (
+    select
+        run_id,
+        interval_index,
+        label,
+        from_marker,
+        to_marker,
+        started_at,
+        ended_at,
+        seconds,
+        is_pre_epoch,
+        is_downtime
+    from intervals
+)
+
+select * from final

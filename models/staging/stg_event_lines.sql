@@ -1,0 +1,155 @@
+-- Every non-blank line of the raw logs, parsed and classified: the reason it is rejected (NULL
+-- when accepted), whether it duplicates an earlier accepted line, and its typed fields.
+-- The reason codes and their order are the input contract (input_contract.md).
+with
+
+raw_lines as (
+    select * from {{ ref('stg_raw_lines') }}
+    where not is_blank
+),
+
+parsed as (
+    select
+        file_path,
+        line_number,
+        raw_text,
+        is_invalid_utf8,
+        case when {{ runlens.is_valid_json('line_text') }} then line_text::json end as doc
+    from raw_lines
+),
+
+fields as (
+    select
+        file_path,
+        line_number,
+        raw_text,
+        is_invalid_utf8,
+        doc,
+        json_type(doc) = 'OBJECT' as is_object,
+        {{ runlens.json_kind('doc', 'run_id') }} as run_id_kind,
+        {{ runlens.json_text('doc', 'run_id') }} as run_id,
+        {{ runlens.json_kind('doc', 'event') }} as event_kind,
+        {{ runlens.json_text('doc', 'event') }} as event_type,
+        {{ runlens.utc_timestamp_from_json('doc', 'ts') }} as event_at,
+        {{ runlens.json_kind('doc', 'step') }} as step_kind,
+        {{ runlens.json_text('doc', 'step') }} as step_text,
+        {{ runlens.json_kind('doc', 'epoch') }} as epoch_kind,
+        {{ runlens.json_text('doc', 'epoch') }} as epoch_text,
+        {{ runlens.json_kind('doc', 'collection') }} as collection_kind,
+        {{ runlens.json_text('doc', 'collection') }} as collection,
+        {{ runlens.json_kind('doc', 'task') }} as task_kind,
+        {{ runlens.json_text('doc', 'task') }} as task,
+        {{ runlens.json_kind('doc', 'config') }} as config_kind,
+        {{ runlens.json_value('doc', 'config') }} as config,
+        {{ runlens.json_text('doc', 'status') }} as run_end_status,
+        {{ runlens.json_kind('doc', 'wall_seconds') }} as wall_seconds_kind,
+        {{ runlens.json_text('doc', 'wall_seconds') }} as wall_seconds_text,
+        {{ runlens.json_kind('doc', 'sections') }} as sections_kind,
+        {{ runlens.json_value('doc', 'sections') }} as sections
+    from parsed
+),
+
+typed as (
+    select
+        *,
+        case when step_kind = 'integer' then try_cast(step_text as bigint) end as step,
+        case when epoch_kind = 'integer' then try_cast(epoch_text as bigint) end as epoch,
+        case
+            when wall_seconds_kind in ('integer', 'number') then try_cast(wall_seconds_text as double)
+        end as profile_wall_seconds
+    from fields
+),
+
+section_checks as (
+    -- a profile's sections must be an object whose values are all numbers >= 0
+    select
+        typed.file_path,
+        typed.line_number,
+        bool_and(
+            json_type(section.value) in ('UBIGINT', 'BIGINT', 'DOUBLE')
+            and try_cast(section.value as double) >= 0
+        ) as are_sections_valid
+    from typed
+    cross join json_each(typed.sections) as section
+    where typed.event_type = 'profile' and typed.sections_kind = 'object'
+    group by typed.file_path, typed.line_number
+),
+
+classified as (
+    select
+        typed.*,
+        case
+            when typed.is_invalid_utf8 then 'invalid_utf8'
+            when typed.doc is null then 'invalid_json'
+            when not typed.is_object then 'not_object'
+            when coalesce(typed.run_id_kind, '') != 'string' or typed.run_id = '' then 'missing_run_id'
+            when coalesce(typed.event_kind, '') != 'string' then 'missing_event'
+            when typed.event_at is null then 'bad_ts'
+            when typed.event_type not in ('run_start', 'checkpoint', 'epoch_end', 'run_end', 'profile')
+                then 'unknown_event'
+            when typed.event_type = 'checkpoint' and typed.step is null then 'missing_step'
+            when
+                typed.event_type = 'run_start'
+                and (
+                    coalesce(typed.collection_kind, '') != 'string' or typed.collection = ''
+                    or coalesce(typed.task_kind, '') != 'string' or typed.task = ''
+                )
+                then 'missing_run_fields'
+            when
+                typed.event_type = 'profile'
+                and (
+                    typed.profile_wall_seconds is null
+                    or typed.profile_wall_seconds < 0
+                    or typed.profile_wall_seconds = 'infinity'::double
+                    or isnan(typed.profile_wall_seconds)
+                    or typed.sections_kind not in ('object', 'null')
+                    or not coalesce(section_checks.are_sections_valid, true)
+                )
+                then 'bad_profile'
+        end as reject_reason
+    from typed
+    left join section_checks
+        on typed.file_path = section_checks.file_path
+        and typed.line_number = section_checks.line_number
+),
+
+deduplicated as (
+    select
+        *,
+        reject_reason is null
+        and row_number() over (
+            partition by reject_reason is null, run_id, event_type, event_at, step, epoch
+            order by file_path, line_number
+        ) > 1 as is_duplicate
+    from classified
+),
+
+final as (
+    select
+        file_path,
+        line_number,
+        raw_text,
+        reject_reason,
+        is_duplicate,
+        case when reject_reason is null then run_id end as run_id,
+        case when reject_reason is null then event_type end as event_type,
+        case when reject_reason is null then event_at end as event_at,
+        case when reject_reason is null then step end as step,
+        case when reject_reason is null then epoch end as epoch,
+        case when reject_reason is null and event_type = 'run_start' then collection end as collection,
+        case when reject_reason is null and event_type = 'run_start' then task end as task,
+        case
+            when reject_reason is null and event_type = 'run_start' and config_kind = 'object' then config
+        end as config,
+        case
+            when reject_reason is null and event_type = 'run_end' then coalesce(run_end_status, 'completed')
+        end as run_end_status,
+        case when reject_reason is null and event_type = 'profile' then profile_wall_seconds end
+            as profile_wall_seconds,
+        case
+            when reject_reason is null and event_type = 'profile' and sections_kind = 'object' then sections
+        end as profile_sections
+    from deduplicated
+)
+
+select * from final

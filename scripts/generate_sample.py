@@ -1,0 +1,272 @@
+"""Generate the bundled runlens sample event logs (standard library only).
+
+Writes, under data/sample/ (or --out), one JSON Lines file per run:
+
+  from-entangled-v2__continuous-v3-beta-schedule/<run_id>.jsonl  38 runs: 36
+      completed (6 per task, one resumed after a crash), 1 failed, 1 incomplete;
+      wall times follow the reference profile (mean ~1.23h, tail share ~12%).
+  from-entangled-v2__continuous-v2/<run_id>.jsonl[.gz]  24 baseline runs without
+      run_end but with a `profile` event (wall_seconds ~10.3h mean, sections).
+  zz-faults/mixed_faults.jsonl  CRLF, blank lines, one line per reject reason and
+      an exact duplicate of a v3 checkpoint line.
+
+Deterministic (random.Random(--seed), gzip mtime=0). Re-running first deletes
+the *.jsonl and *.jsonl.gz files in the three folders it owns.
+
+Usage: python scripts/generate_sample.py [--out DIR] [--seed N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import random
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta, timezone
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+V3 = "from-entangled-v2/continuous-v3-beta-schedule"
+V2 = "from-entangled-v2/continuous-v2"
+FAULTS_DIR = "zz-faults"  # sorts after the run folders, so the duplicate is the later copy
+STEPS = tuple(range(200, 1401, 200))
+EPOCH0 = datetime(1970, 1, 1, tzinfo=UTC)
+PLUS_2 = timezone(timedelta(hours=2))
+
+# task -> (mean wall hours, per-run spread width, mean tail share)
+V3_TASKS = {
+    "base_conversion": (1.97, 0.38, 0.142),
+    "sorting_algorithms": (1.57, 0.65, 0.146),
+    "multidigit_addition": (1.28, 0.75, 0.115),
+    "grid_pathfinding": (0.96, 0.70, 0.105),
+    "linear_equation_solving": (0.80, 0.75, 0.09),
+    "list_summation": (0.80, 0.75, 0.09),
+}
+SPREAD = (-0.5, -0.45, -0.4, -0.3, 0.25, 1.4)  # per-run offsets: mean 0, right-skewed
+OPEN_FRAC = 0.21  # share of the pre-epoch time spent in run_start -> step_200
+WINDOW_SHAPE = (1.05, 0.95, 1.0, 0.94, 1.02, 0.97, 1.07)  # the 7 later windows, sum 7
+# per-interval jitter j: each interval is scaled by uniform(1 - j, 1 + j)
+OPEN_JITTER, WINDOW_JITTER, TAIL_JITTER = 0.1, 0.1, 0.5
+TAIL_EXP = 0.6  # the tail grows more slowly than the run: tail ~ scale ** TAIL_EXP
+RESUME_GAP_S = 20 * 60
+V3_START = datetime(2025, 3, 3, 6, tzinfo=UTC)
+
+V2_RUNS_PER_TASK = 4
+V2_MEAN_WALL_S = 37200
+V2_TASK_FACTOR = dict(zip(V3_TASKS, (1.3, 1.15, 1.05, 0.92, 0.8, 0.78), strict=True))
+# profiler section shares of wall_seconds; the remaining ~4% stays unattributed
+V2_SECTIONS = {
+    "train": 0.18,
+    "router_sampled_eval_generation": 0.72,
+    "validation_loss_eval": 0.05,
+    "output_writing": 0.01,
+}
+V2_START = datetime(2025, 2, 10, 6, tzinfo=UTC)
+
+# Per-run quirks. ts styles: "z" (whole seconds, odd run numbers), "ms" (even ones),
+# "offset" (+02:00 with milliseconds) and "epoch" (numeric Unix seconds).
+QUIRKS = {
+    "v3-base_conversion-03": {"resumed"},
+    "v3-sorting_algorithms-02": {"offset"},
+    "v3-grid_pathfinding-05": {"offset", "out_of_order"},
+    "v3-list_summation-01": {"offset"},
+    "v3-multidigit_addition-04": {"epoch"},
+    "v3-linear_equation_solving-06": {"epoch", "out_of_order"},
+    "v3-sorting_algorithms-07": {"failed"},
+    "v3-multidigit_addition-07": {"incomplete"},
+    "v2-grid_pathfinding-02": {"gz"},
+    "v2-sorting_algorithms-04": {"gz"},
+}
+DUPLICATED = ("v3-list_summation-02", 600)  # (run_id, step) of the copied checkpoint
+
+
+@dataclass
+class Run:
+    run_id: str
+    collection: str
+    events: list[dict] = field(default_factory=list)
+
+    @property
+    def quirks(self) -> set[str]:
+        return QUIRKS.get(self.run_id, set())
+
+    def add(self, event: str, ms: float, **fields) -> None:
+        event = {"run_id": self.run_id, "event": event, "ts": int(ms), **fields}
+        self.events.append(event)
+
+    def run_start(self, ms: float, task: str, config: dict) -> None:
+        self.add("run_start", ms, collection=self.collection, task=task, config=config)
+
+
+def fmt_ts(ms: int, style: str) -> str | float:
+    if style == "epoch":
+        return ms / 1000
+    dt = EPOCH0 + timedelta(milliseconds=ms)
+    if style == "offset":
+        dt = dt.astimezone(PLUS_2)
+    text = dt.isoformat(timespec="seconds" if style == "z" else "milliseconds")
+    return text.replace("+00:00", "Z")
+
+
+def render(run: Run, event: dict) -> str:
+    default = "ms" if int(run.run_id[-2:]) % 2 == 0 else "z"
+    style = next((s for s in ("offset", "epoch") if s in run.quirks), default)
+    return json.dumps({**event, "ts": fmt_ts(event["ts"], style)})
+
+
+def start_ms(rng: random.Random, base: datetime, hours: float) -> float:
+    return (base - EPOCH0).total_seconds() * 1000 + rng.uniform(0, hours * 3_600_000)
+
+
+def config(seed: int, v3: bool, rng: random.Random) -> dict:
+    cfg = {"model": {"layers": 4, "d_model": 256}, "optimizer": {"lr": 0.0003}}
+    if v3:
+        cfg["eval_generation_num_samples"] = 1000
+    cfg["seed"] = seed
+    if v3 or rng.random() < 0.5:  # v2 runs: "linear" or absent
+        cfg["beta_schedule"] = "cosine" if v3 else "linear"
+    return cfg
+
+
+def jitter(rng: random.Random, j: float) -> float:
+    return rng.uniform(1 - j, 1 + j)
+
+
+def v3_windows(rng: random.Random, total_s: float, tail_s: float):
+    """Opening block + 7 later windows (seconds), and the epoch_end -> run_end tail."""
+    pre = total_s - tail_s
+    opening = pre * OPEN_FRAC * jitter(rng, OPEN_JITTER)
+    window = pre * (1 - OPEN_FRAC) / len(WINDOW_SHAPE)
+    later = [window * w * jitter(rng, WINDOW_JITTER) for w in WINDOW_SHAPE]
+    return [opening, *later], tail_s * jitter(rng, TAIL_JITTER)
+
+
+def v3_run(rng: random.Random, task: str, k: int, offset: float) -> Run:
+    run = Run(f"v3-{task}-{k:02d}", V3)
+    mean_h, width, tail_share = V3_TASKS[task]
+    scale = 1 + width * offset
+    total_s = mean_h * 3600 * scale
+    tail_s = total_s * tail_share * scale ** (TAIL_EXP - 1)
+    if "resumed" in run.quirks:  # the restart gap counts in the planned wall time
+        total_s -= RESUME_GAP_S
+    windows, tail = v3_windows(rng, total_s, tail_s)
+    t = start_ms(rng, V3_START, 44)
+    cfg = config(100 + k, True, rng)
+    run.run_start(t, task, cfg)
+    for step, window in zip(STEPS, windows[:-1], strict=True):
+        t += window * 1000
+        run.add("checkpoint", t, step=step)
+        if "failed" in run.quirks and step == 600:
+            run.add("run_end", t + window * 400, status="failed")
+            return run
+        if "incomplete" in run.quirks and step == 1000:
+            return run
+        if "resumed" in run.quirks and step == 800:  # crash, restart, step_1000 redone
+            t += RESUME_GAP_S * 1000
+            run.run_start(t, task, {**cfg, "resumed_from_step": 800})
+    t += windows[-1] * 1000
+    run.add("epoch_end", t, epoch=1, step=1500)
+    status = {} if k % 3 == 0 else {"status": "completed"}
+    run.add("run_end", t + tail * 1000, **status)
+    return run
+
+
+def v2_run(rng: random.Random, task: str, k: int) -> Run:
+    run = Run(f"v2-{task}-{k:02d}", V2)
+    wall = V2_MEAN_WALL_S * V2_TASK_FACTOR[task] * rng.uniform(0.9, 1.1)
+    t0 = t = start_ms(rng, V2_START, 40)
+    run.run_start(t, task, config(100 + k, False, rng))
+    windows, _ = v3_windows(rng, wall * 0.9, 0.0)  # the last ~10%: final writing
+    for step, window in zip(STEPS, windows[:-1], strict=True):
+        t += window * 1000
+        run.add("checkpoint", t, step=step)
+    run.add("epoch_end", t + windows[-1] * 1000, epoch=1, step=1500)
+    sections = {k: round(wall * v * jitter(rng, 0.04), 1) for k, v in V2_SECTIONS.items()}
+    t = t0 + (wall + rng.uniform(1, 5)) * 1000
+    run.add("profile", t, wall_seconds=round(wall, 1), sections=sections)
+    return run
+
+
+def v3_runs(seed: int) -> list[Run]:
+    rng = random.Random(f"{seed}:{V3}")
+    runs = []
+    for task in V3_TASKS:
+        for k, offset in enumerate(rng.sample(SPREAD, len(SPREAD)), start=1):
+            runs.append(v3_run(rng, task, k, offset))
+        extra = len(SPREAD) + 1  # a 7th run only for the failed and incomplete ones
+        if f"v3-{task}-{extra:02d}" in QUIRKS:
+            runs.append(v3_run(rng, task, extra, 0.0))
+    return runs
+
+
+def v2_runs(seed: int) -> list[Run]:
+    rng = random.Random(f"{seed}:{V2}")
+    ks = range(1, V2_RUNS_PER_TASK + 1)
+    return [v2_run(rng, task, k) for task in V2_TASK_FACTOR for k in ks]
+
+
+def run_lines(run: Run) -> list[str]:
+    events = list(run.events)
+    if "out_of_order" in run.quirks:  # step_1400 after epoch_end; the pipeline sorts
+        events[-3], events[-2] = events[-2], events[-3]
+    return [render(run, e) for e in events]
+
+
+def fault_lines(runs: list[Run]) -> list[bytes]:
+    """One line per reject reason, two blank lines and one exact duplicate."""
+    run = next(r for r in runs if r.run_id == DUPLICATED[0])
+    dup = next(e for e in run.events if e.get("step") == DUPLICATED[1])
+    return [
+        b'{"run_id": "r',
+        b'{"run_id": "x\xff", "event": "checkpoint", "ts": "2025-03-03T10:00:00Z", "step": 200}',
+        b'["v3-base_conversion-01", "checkpoint", "2025-03-03T10:00:00Z", 200]',
+        b"",
+        b'{"run_id": "v3-base_conversion-01", "event": "checkpoint", "ts": "2025-03-03T10:00:00Z"}',
+        b'{"run_id": "v3-base_conversion-01", "event": "heartbeat", "ts": "2025-03-03T10:00:05Z"}',
+        b"   ",
+        b'{"run_id": "v3-base_conversion-01", "event": "checkpoint", "ts": "yesterday", "step": 400}',
+        render(run, dup).encode(),
+    ]
+
+
+def slug(collection: str) -> str:
+    return collection.replace("/", "__")
+
+
+def clean(out: Path) -> None:
+    for sub in (slug(V3), slug(V2), FAULTS_DIR):
+        for pattern in ("*.jsonl", "*.jsonl.gz"):
+            for path in (out / sub).glob(pattern):
+                path.unlink()
+
+
+def write_lines(path: Path, lines: list[bytes], eol=b"\n", gz=False) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    data = b"".join(line + eol for line in lines)
+    if gz:
+        path = path.with_name(path.name + ".gz")
+        data = gzip.compress(data, mtime=0)
+    path.write_bytes(data)
+
+
+def write_run(out: Path, run: Run) -> None:
+    path = out / slug(run.collection) / f"{run.run_id}.jsonl"
+    write_lines(path, [line.encode() for line in run_lines(run)], gz="gz" in run.quirks)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=REPO / "data" / "sample")
+    parser.add_argument("--seed", type=int, default=7)
+    args = parser.parse_args()
+    clean(args.out)
+    v3 = v3_runs(args.seed)
+    for run in v3 + v2_runs(args.seed):
+        write_run(args.out, run)
+    faults = args.out / FAULTS_DIR / "mixed_faults.jsonl"
+    write_lines(faults, fault_lines(v3), eol=b"\r\n")
+
+
+if __name__ == "__main__":
+    main()

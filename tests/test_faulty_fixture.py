@@ -1,0 +1,176 @@
+"""The marts over tests/fixtures/faulty against hand-computed figures.
+
+Every expected figure lives in tests/fixtures/faulty/expected.json and is derived step by step in
+tests/fixtures/faulty/EXPECTED.md. `faulty_db` (tests/conftest.py) builds the fixture with the real
+`dbt build` and yields a read-only DuckDB connection.
+"""
+
+import json
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+
+FIXTURE = Path(__file__).parent / "fixtures" / "faulty"
+EXPECTED = json.loads((FIXTURE / "expected.json").read_text(encoding="utf-8"))
+
+FILE_COLUMNS = ["physical_lines", "blank_lines", "lines_read", "accepted", "duplicates", "rejected"]
+RUN_COLUMNS = list(next(iter(EXPECTED["runs"].values())))
+COLLECTION_COLUMNS = list(next(iter(EXPECTED["collections"].values())))
+SECTION_COLUMNS = ["total_seconds", "share_of_wall", "mean_seconds_per_run"]
+
+
+def rows(db, sql, *params):
+    cur = db.execute(sql, list(params))
+    names = [d[0] for d in cur.description]
+    return [dict(zip(names, r, strict=True)) for r in cur.fetchall()]
+
+
+def one(db, sql, *params):
+    found = rows(db, sql, *params)
+    assert len(found) == 1, f"expected exactly one row, got {len(found)}: {sql} {params}"
+    return found[0]
+
+
+def check(actual, expected):
+    """NULL is NULL, numbers within 1e-9, everything else equal."""
+    if expected is None:
+        assert actual is None
+    elif isinstance(expected, bool):
+        assert actual is expected or actual == expected
+    elif isinstance(expected, (int, float)):
+        assert actual is not None
+        if isinstance(actual, Decimal):
+            actual = float(actual)
+        assert actual == pytest.approx(expected, rel=1e-9, abs=1e-9)
+    else:
+        assert actual == expected
+
+
+# --- where every line ends up ---------------------------------------------------------------
+
+
+def test_file_set(faulty_db):
+    found = {r["file_path"] for r in rows(faulty_db, "select file_path from agg_file_data_quality")}
+    assert found == set(EXPECTED["files"])
+
+
+@pytest.mark.parametrize("column", FILE_COLUMNS)
+@pytest.mark.parametrize("file_path", list(EXPECTED["files"]))
+def test_file_quality(faulty_db, file_path, column):
+    row = one(faulty_db, "select * from agg_file_data_quality where file_path = ?", file_path)
+    check(row[column], EXPECTED["files"][file_path][column])
+
+
+def test_line_totals(faulty_db):
+    total = one(
+        faulty_db,
+        """
+        select sum(physical_lines) as physical, sum(blank_lines) as blank, sum(lines_read) as read,
+               sum(accepted) + sum(duplicates) + sum(rejected) as ended_up
+        from agg_file_data_quality""",
+    )
+    non_blank = sum(f["physical_lines"] - f["blank_lines"] for f in EXPECTED["files"].values())
+    assert non_blank == 54  # worked out in EXPECTED.md
+    assert total["read"] == total["ended_up"] == non_blank
+    assert total["physical"] == total["read"] + total["blank"]
+
+
+def test_reject_set(faulty_db):
+    found = sorted(
+        (r["file_path"], r["line_number"], r["reject_reason"])
+        for r in rows(faulty_db, "select * from stg_event_rejects")
+    )
+    assert found == sorted((r["file"], r["line_number"], r["reason"]) for r in EXPECTED["rejects"])
+
+
+@pytest.mark.parametrize("reject", EXPECTED["rejects"], ids=lambda r: f"{r['file']}:{r['line_number']}")
+def test_reject_reason(faulty_db, reject):
+    row = one(
+        faulty_db,
+        "select * from stg_event_rejects where file_path = ? and line_number = ?",
+        reject["file"],
+        reject["line_number"],
+    )
+    assert row["reject_reason"] == reject["reason"]
+
+
+def test_invalid_utf8_raw_text_keeps_bytes(faulty_db):
+    row = one(faulty_db, "select raw_text from stg_event_rejects where reject_reason = 'invalid_utf8'")
+    assert "caf\\xE9" in row["raw_text"]
+
+
+# --- runs and intervals ---------------------------------------------------------------------
+
+
+def test_run_set(faulty_db):
+    found = {r["run_id"] for r in rows(faulty_db, "select run_id from fct_runs")}
+    assert found == set(EXPECTED["runs"])
+
+
+@pytest.mark.parametrize("column", RUN_COLUMNS)
+@pytest.mark.parametrize("run_id", list(EXPECTED["runs"]))
+def test_run(faulty_db, run_id, column):
+    row = one(faulty_db, "select * from fct_runs where run_id = ?", run_id)
+    check(row[column], EXPECTED["runs"][run_id][column])
+
+
+@pytest.mark.parametrize("run_id", list(EXPECTED["intervals"]))
+def test_intervals(faulty_db, run_id):
+    found = rows(
+        faulty_db, "select * from fct_run_intervals where run_id = ? order by interval_index", run_id
+    )
+    expected = EXPECTED["intervals"][run_id]
+    assert [r["label"] for r in found] == [e["label"] for e in expected]
+    for got, want in zip(found, expected, strict=True):
+        for column, value in want.items():
+            check(got[column], value)
+
+
+# --- statistics over runs -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("column", COLLECTION_COLUMNS)
+@pytest.mark.parametrize("collection", list(EXPECTED["collections"]))
+def test_collection_runtime(faulty_db, collection, column):
+    row = one(faulty_db, "select * from agg_collection_runtime where collection = ?", collection)
+    check(row[column], EXPECTED["collections"][collection][column])
+
+
+def test_profile_section_set(faulty_db):
+    found = {
+        (r["collection"], r["section"])
+        for r in rows(faulty_db, "select collection, section from agg_profile_sections")
+    }
+    assert found == {(c, s) for c, sections in EXPECTED["profile_sections"].items() for s in sections}
+
+
+@pytest.mark.parametrize("column", SECTION_COLUMNS)
+@pytest.mark.parametrize(
+    "collection,section", [(c, s) for c, sections in EXPECTED["profile_sections"].items() for s in sections]
+)
+def test_profile_section(faulty_db, collection, section, column):
+    row = one(
+        faulty_db,
+        "select * from agg_profile_sections where collection = ? and section = ?",
+        collection,
+        section,
+    )
+    check(row[column], EXPECTED["profile_sections"][collection][section][column])
+
+
+@pytest.mark.parametrize("column", list(EXPECTED["comparison"]))
+def test_comparison(faulty_db, column):
+    row = one(
+        faulty_db, "select * from cmp_collections where collection = ?", EXPECTED["comparison"]["collection"]
+    )
+    check(row[column], EXPECTED["comparison"][column])
+
+
+def test_config_differences(faulty_db):
+    keys = ["collection", "baseline_collection", "config_key", "values", "baseline_values"]
+    found = [
+        {k: r[k] for k in keys}
+        for r in rows(faulty_db, "select * from cmp_config_differences order by config_key")
+    ]
+    assert found == EXPECTED["config_differences"]
