@@ -63,7 +63,5 @@ def build(project: Path, raw_dir: Path, database: Path) -> subprocess.CompletedP
     """`dbt build` that must succeed: fails the test with dbt's output otherwise."""
     result = run_dbt(project, raw_dir, database, "build")
     if result.returncode != 0:
-        raise AssertionError(
-            f"dbt build failed over {raw_dir}:\n{result.stdout[-6000:]}\n{result.stderr[-3000:]}"
-        )
+        raise AssertionError(f"dbt build failed over {raw_dir}:\n{result.stdout[-6000:]}\n{result.stderr[-3000:]}")
     return result

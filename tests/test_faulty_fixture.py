@@ -117,9 +117,7 @@ def test_run(faulty_db, run_id, column):
 
 @pytest.mark.parametrize("run_id", list(EXPECTED["intervals"]))
 def test_intervals(faulty_db, run_id):
-    found = rows(
-        faulty_db, "select * from fct_run_intervals where run_id = ? order by interval_index", run_id
-    )
+    found = rows(faulty_db, "select * from fct_run_intervals where run_id = ? order by interval_index", run_id)
     expected = EXPECTED["intervals"][run_id]
     assert [r["label"] for r in found] == [e["label"] for e in expected]
     for got, want in zip(found, expected, strict=True):
@@ -139,8 +137,7 @@ def test_collection_runtime(faulty_db, collection, column):
 
 def test_profile_section_set(faulty_db):
     found = {
-        (r["collection"], r["section"])
-        for r in rows(faulty_db, "select collection, section from agg_profile_sections")
+        (r["collection"], r["section"]) for r in rows(faulty_db, "select collection, section from agg_profile_sections")
     }
     assert found == {(c, s) for c, sections in EXPECTED["profile_sections"].items() for s in sections}
 
@@ -161,16 +158,13 @@ def test_profile_section(faulty_db, collection, section, column):
 
 @pytest.mark.parametrize("column", list(EXPECTED["comparison"]))
 def test_comparison(faulty_db, column):
-    row = one(
-        faulty_db, "select * from cmp_collections where collection = ?", EXPECTED["comparison"]["collection"]
-    )
+    row = one(faulty_db, "select * from cmp_collections where collection = ?", EXPECTED["comparison"]["collection"])
     check(row[column], EXPECTED["comparison"][column])
 
 
 def test_config_differences(faulty_db):
     keys = ["collection", "baseline_collection", "config_key", "values", "baseline_values"]
     found = [
-        {k: r[k] for k in keys}
-        for r in rows(faulty_db, "select * from cmp_config_differences order by config_key")
+        {k: r[k] for k in keys} for r in rows(faulty_db, "select * from cmp_config_differences order by config_key")
     ]
     assert found == EXPECTED["config_differences"]

@@ -1,0 +1,77 @@
+"""The bundled sample, built by the real pipeline, against the independent oracle (tests/oracle.py)
+and against what the sample is meant to show (scripts/generate_sample.py, the reference profile)."""
+
+import pytest
+from conftest import SAMPLE
+from oracle import collection_stats, read_events, runs_from
+
+V3 = "from-entangled-v2/continuous-v3-beta-schedule"
+V2 = "from-entangled-v2/continuous-v2"
+ORACLE_RUNS = runs_from(read_events(SAMPLE))
+
+
+def test_every_run_matches_the_oracle(sample_db):
+    rows = sample_db.sql(
+        "select run_id, status, measurement_source, wall_seconds, pre_tail_seconds, tail_seconds,"
+        " tail_share, downtime_seconds from fct_runs"
+    ).fetchall()
+    assert {row[0] for row in rows} == set(ORACLE_RUNS)
+    for run_id, status, source, wall, pre_tail, tail, share, downtime in rows:
+        expected = ORACLE_RUNS[run_id]
+        assert (status, source) == (expected.status, expected.source), run_id
+        for got, want in [
+            (wall, expected.wall),
+            (pre_tail, expected.pre_tail),
+            (tail, expected.tail),
+            (share, expected.tail_share),
+            (downtime, expected.downtime),
+        ]:
+            assert got == pytest.approx(want, abs=1e-3), run_id
+
+
+def test_every_interval_matches_the_oracle(sample_db):
+    rows = sample_db.sql("select run_id, label, seconds from fct_run_intervals order by run_id, interval_index")
+    found: dict[str, list] = {}
+    for run_id, label, seconds in rows.fetchall():
+        found.setdefault(run_id, []).append((label, seconds))
+    for run_id, run in ORACLE_RUNS.items():
+        got = found.get(run_id, [])
+        assert [label for label, _ in got] == [label for label, _ in run.intervals], run_id
+        assert [s for _, s in got] == pytest.approx([s for _, s in run.intervals], abs=1e-3), run_id
+
+
+@pytest.mark.parametrize("collection", [V3, V2])
+def test_collection_rollup_matches_the_oracle(sample_db, collection):
+    cursor = sample_db.execute("select * from agg_collection_runtime where collection = ?", [collection])
+    row = dict(zip([d[0] for d in cursor.description], cursor.fetchone(), strict=True))
+    for column, expected in collection_stats(ORACLE_RUNS, collection).items():
+        assert row[column] == pytest.approx(expected, abs=1e-6), column
+
+
+def test_sample_shows_what_the_reference_profile_shows(sample_db):
+    v3 = sample_db.execute(
+        "select runs_analyzed, measurement_source, mean_wall_seconds / 3600, mean_tail_share"
+        " from agg_collection_runtime where collection = ?",
+        [V3],
+    ).fetchone()
+    assert v3[0] == 36 and v3[1] == "event_log"
+    assert 1.1 < v3[2] < 1.4 and 0.08 < v3[3] < 0.16
+    comparison = sample_db.execute(
+        "select measurement_source, baseline_measurement_source, sources_match, speedup"
+        " from cmp_collections where collection = ?",
+        [V3],
+    ).fetchone()
+    assert comparison[:3] == ("event_log", "profiler", False) and comparison[3] > 5
+    differing = {row[0] for row in sample_db.execute("select config_key from cmp_config_differences").fetchall()}
+    assert "eval_generation_num_samples" in differing
+    top_section = sample_db.execute(
+        "select section from agg_profile_sections where collection = ? order by share_of_wall desc limit 1", [V2]
+    ).fetchone()
+    assert top_section == ("router_sampled_eval_generation",)
+
+
+def test_sample_has_faulty_lines(sample_db):
+    read, rejected, duplicates = sample_db.execute(
+        "select sum(lines_read), sum(rejected), sum(duplicates) from agg_file_data_quality"
+    ).fetchone()
+    assert rejected >= 5 and duplicates >= 1 and read > 600
