@@ -1,5 +1,6 @@
 # runlens: the two commands a new machine needs.
-#   make sample   install into .venv, build the marts over the bundled sample (data/sample)
+#   make sample   install into .venv, build the marts over the bundled sample (data/sample) and
+#                 render the Markdown reports into reports/
 #   make test     install into .venv with the dev tools, lint, and run every test
 # Point runlens at your own logs with RUNLENS_RAW_DIR=/path/to/logs make sample.
 
@@ -12,8 +13,10 @@ export DBT_SEND_ANONYMOUS_USAGE_STATS := false
 .PHONY: sample build test lint clean
 
 sample: build
+	$(BIN)/python scripts/render_report.py
 
 build: $(VENV)/.installed-runtime
+	@test -d "$${RUNLENS_RAW_DIR:-data/sample}" || { echo "runlens: raw log folder $${RUNLENS_RAW_DIR:-data/sample} does not exist: set RUNLENS_RAW_DIR to a folder of *.jsonl logs" >&2; exit 2; }
 	$(BIN)/dbt build
 
 test: $(VENV)/.installed-dev lint
@@ -23,6 +26,7 @@ lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	RUNLENS_DB=$${RUNLENS_LINT_DB:-$$(mktemp -d)/lint.duckdb} $(BIN)/sqlfluff lint models
+	cd scripts/report/queries && $(CURDIR)/$(BIN)/sqlfluff lint .
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -36,4 +40,4 @@ $(VENV)/.installed-dev: requirements.txt requirements-dev.txt constraints.txt | 
 	touch $@ $(VENV)/.installed-runtime
 
 clean:
-	rm -rf target logs runlens.duckdb
+	rm -rf target logs runlens.duckdb reports/*/ reports/index.md

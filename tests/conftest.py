@@ -11,12 +11,18 @@ SAMPLE = REPO / "data" / "sample"
 
 
 @pytest.fixture(scope="session")
-def faulty_db(tmp_path_factory):
-    """The marts built over tests/fixtures/faulty with its own collections seed."""
+def faulty_db_path(tmp_path_factory):
+    """A database of the marts built over tests/fixtures/faulty with its own collections seed."""
     project = copy_project(tmp_path_factory.mktemp("faulty_project"), FAULTY / "collections.csv")
     database = project / "faulty.duckdb"
     build(project, FAULTY, database)
-    connection = duckdb.connect(str(database), read_only=True)
+    return database
+
+
+@pytest.fixture(scope="session")
+def faulty_db(faulty_db_path):
+    """A read-only connection to the faulty fixture's marts."""
+    connection = duckdb.connect(str(faulty_db_path), read_only=True)
     yield connection
     connection.close()
 

@@ -1,0 +1,1 @@
+"""runlens report: marts -> dataclasses -> rules -> Markdown."""

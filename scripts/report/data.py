@@ -1,0 +1,216 @@
+"""Read the marts into plain dataclasses for the report.
+
+Every figure comes from a query in queries/ that reads marts only; this module runs those queries
+and shapes their rows, nothing more. Unit conversions (seconds to hours or minutes, shares to
+percentages) happen in the SQL, so the report shows figures exactly as the database computed them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import TypeVar
+
+import duckdb
+
+QUERIES = Path(__file__).with_name("queries")
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class CollectionSummary:
+    collection: str
+    title: str
+    baseline_collection: str | None
+    runs_analyzed: int
+    runs_excluded: int
+    measurement_source: str | None
+    mean_wall_hours: float | None
+    median_wall_hours: float | None
+    speedup: float | None
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    collection: str
+    title: str
+    design_url: str | None
+    results_url: str | None
+    baseline_collection: str | None
+    runs_analyzed: int
+    runs_excluded: int
+    runs_failed: int
+    runs_incomplete: int
+    runs_clock_skew: int
+    measurement_source: str | None
+    mean_wall_hours: float | None
+    median_wall_hours: float | None
+    min_wall_hours: float | None
+    max_wall_hours: float | None
+    mean_pre_tail_hours: float | None
+    mean_tail_hours: float | None
+    mean_tail_minutes: float | None
+    max_tail_minutes: float | None
+    mean_tail_share_percent: float | None
+    mean_pre_tail_share_percent: float | None
+
+
+@dataclass(frozen=True)
+class TaskRuntime:
+    task: str
+    runs_analyzed: int
+    runs_excluded: int
+    mean_wall_hours: float
+    median_wall_hours: float
+    mean_tail_hours: float | None
+    mean_tail_share_percent: float | None
+    slowest_to_fastest_ratio: float | None
+
+
+@dataclass(frozen=True)
+class ExcludedRuns:
+    exclusion_reason: str
+    runs: int
+    example_run_ids: str
+
+
+@dataclass(frozen=True)
+class LongestInterval:
+    label: str
+    runs: int
+    runs_with_intervals: int
+    mean_minutes: float
+    mean_minutes_when_longest: float
+
+
+@dataclass(frozen=True)
+class LaterWindows:
+    window_count: int
+    min_mean_minutes: float
+    max_mean_minutes: float
+    summed_mean_minutes: float
+
+
+@dataclass(frozen=True)
+class Comparison:
+    baseline_collection: str
+    baseline_title: str | None
+    runs_analyzed: int
+    baseline_runs_analyzed: int
+    mean_wall_hours: float | None
+    baseline_mean_wall_hours: float | None
+    delta_hours: float | None
+    speedup: float | None
+    measurement_source: str | None
+    baseline_measurement_source: str | None
+    sources_match: bool | None
+
+
+@dataclass(frozen=True)
+class ConfigDifference:
+    config_key: str
+    values: str
+    baseline_values: str
+
+
+@dataclass(frozen=True)
+class TaskComparison:
+    task: str
+    runs: int
+    baseline_runs: int
+    mean_wall_hours: float | None
+    baseline_mean_wall_hours: float | None
+    speedup: float | None
+
+
+@dataclass(frozen=True)
+class ProfileSection:
+    section: str
+    total_hours: float
+    share_percent: float | None
+    mean_hours_per_run: float
+    profiled_runs: int
+
+
+@dataclass(frozen=True)
+class DataQuality:
+    files: int
+    unreadable_files: int
+    physical_lines: int
+    blank_lines: int
+    lines_read: int
+    accepted: int
+    duplicates: int
+    rejected: int
+
+
+@dataclass(frozen=True)
+class RejectReason:
+    reject_reason: str
+    rejected_lines: int
+    files: int
+    first_seen_at: str
+
+
+@dataclass(frozen=True)
+class CollectionProfile:
+    """Everything one collection's profile shows."""
+
+    snapshot: Snapshot
+    tasks: list[TaskRuntime]
+    excluded: list[ExcludedRuns]
+    longest_intervals: list[LongestInterval]
+    later_windows: LaterWindows | None
+    comparison: Comparison | None
+    config_differences: list[ConfigDifference]
+    task_comparisons: list[TaskComparison]
+    profile_sections: list[ProfileSection]
+    data_quality: DataQuality
+    reject_reasons: list[RejectReason]
+
+    @property
+    def slowest_tasks(self) -> list[TaskRuntime]:
+        return self.tasks[:3]
+
+    @property
+    def fastest_tasks(self) -> list[TaskRuntime]:
+        return self.tasks[::-1][:3]
+
+
+def fetch(connection: duckdb.DuckDBPyConnection, query: str, row_type: type[T], **params) -> list[T]:
+    """Run queries/<query>.sql with named parameters and shape each row as row_type."""
+    cursor = connection.execute((QUERIES / f"{query}.sql").read_text(encoding="utf-8"), params)
+    columns = [description[0] for description in cursor.description]
+    expected = [field.name for field in fields(row_type)]
+    if columns != expected:
+        raise RuntimeError(f"query {query}.sql returns {columns}, but {row_type.__name__} expects {expected}")
+    return [row_type(*row) for row in cursor.fetchall()]
+
+
+def fetch_one(connection, query: str, row_type: type[T], **params) -> T | None:
+    rows = fetch(connection, query, row_type, **params)
+    return rows[0] if rows else None
+
+
+def load_collections(connection) -> list[CollectionSummary]:
+    return fetch(connection, "collections", CollectionSummary)
+
+
+def load_profile(connection, collection: str) -> CollectionProfile:
+    """Every figure of one collection's profile."""
+    snapshot = fetch_one(connection, "snapshot", Snapshot, collection=collection)
+    if snapshot is None:
+        raise LookupError(collection)
+    return CollectionProfile(
+        snapshot=snapshot,
+        tasks=fetch(connection, "tasks", TaskRuntime, collection=collection),
+        excluded=fetch(connection, "excluded_runs", ExcludedRuns, collection=collection),
+        longest_intervals=fetch(connection, "longest_intervals", LongestInterval, collection=collection),
+        later_windows=fetch_one(connection, "later_windows", LaterWindows, collection=collection),
+        comparison=fetch_one(connection, "comparison", Comparison, collection=collection),
+        config_differences=fetch(connection, "config_differences", ConfigDifference, collection=collection),
+        task_comparisons=fetch(connection, "task_comparison", TaskComparison, collection=collection),
+        profile_sections=fetch(connection, "profile_sections", ProfileSection, collection=collection),
+        data_quality=fetch_one(connection, "data_quality", DataQuality),
+        reject_reasons=fetch(connection, "reject_reasons", RejectReason),
+    )

@@ -1,0 +1,153 @@
+"""Render every collection's profile and the index from the marts into a folder of Markdown.
+
+Gather (report.data) -> decide sentences (report.rules) -> lay out (templates/, StrictUndefined)
+-> write atomically (report.files). Nothing here computes a figure.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import duckdb
+import jinja2
+
+from report import rules
+from report.chart import mean_wall_by_task_png
+from report.data import CollectionSummary, load_collections, load_profile
+from report.files import safe_path, write_atomic
+from report.markdown import (
+    escape_code,
+    escape_text,
+    fmt_count,
+    fmt_hours,
+    fmt_minutes,
+    fmt_percent,
+    fmt_ratio,
+    fmt_signed_hours,
+    unique_slugs,
+)
+
+TEMPLATES = Path(__file__).with_name("templates")
+REQUIRED_MARTS = (
+    "dim_collections",
+    "fct_runs",
+    "agg_collection_runtime",
+    "agg_task_runtime",
+    "agg_interval_positions",
+    "agg_longest_intervals",
+    "agg_profile_sections",
+    "cmp_collections",
+    "cmp_task_runtime",
+    "cmp_config_differences",
+    "agg_file_data_quality",
+    "agg_reject_reasons",
+)
+CHART_NAME = "mean_wall_by_task.png"
+SAFE_URL = re.compile(r"^https?://[^\s()<>\[\]`|\"']+$")
+SOURCE_WORDS = {
+    "event_log": "event-log wall time (run_start to run_end)",
+    "profiler": "profiler-measured in-process wall time",
+    "mixed": "a mix of event-log and profiler wall time",
+}
+REASON_WORDS = {
+    "failed": "failed",
+    "incomplete": "incomplete (no run_end, no profiler wall time)",
+    "clock_skew": "clock skew (run_end before run_start)",
+    "no_run_start": "without run_start",
+}
+
+
+class ReportError(Exception):
+    """A user mistake, reported as one line that says what to do."""
+
+
+@dataclass(frozen=True)
+class IndexEntry:
+    summary: CollectionSummary
+    href: str
+
+
+def link(label: str, url: str | None) -> str:
+    """A Markdown link for a plain http(s) URL; anything else is shown as escaped text."""
+    if url and SAFE_URL.match(url):
+        return f"[{escape_text(label)}]({url})"
+    return f"{escape_text(label)}: {escape_code(url or '', table=False)}"
+
+
+def environment() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(TEMPLATES),
+        undefined=jinja2.StrictUndefined,
+        autoescape=False,
+        keep_trailing_newline=True,
+        trim_blocks=False,
+    )
+    env.filters.update(
+        text=escape_text,
+        code=escape_code,
+        link=link,
+        count=fmt_count,
+        hours=fmt_hours,
+        minutes=fmt_minutes,
+        percent=fmt_percent,
+        ratio=fmt_ratio,
+        signed_hours=fmt_signed_hours,
+        source=lambda code: SOURCE_WORDS.get(code, "n/a") if code else "n/a",
+        reason=lambda code: REASON_WORDS.get(code, escape_text(code)),
+    )
+    return env
+
+
+def open_marts(db_path: Path) -> duckdb.DuckDBPyConnection:
+    if not db_path.is_file():
+        raise ReportError(f"no database at {db_path}: run `make sample` (or `dbt build`) first, or pass --db")
+    try:
+        connection = duckdb.connect(str(db_path), read_only=True)
+    except duckdb.Error as error:
+        first_line = str(error).splitlines()[0]
+        raise ReportError(f"cannot open {db_path} ({first_line}): wait for the running build to finish") from None
+    present = {row[0] for row in connection.execute("select table_name from information_schema.tables").fetchall()}
+    missing = [mart for mart in REQUIRED_MARTS if mart not in present]
+    if missing:
+        connection.close()
+        raise ReportError(f"{db_path} has no runlens marts ({', '.join(missing)} missing): run `dbt build` first")
+    return connection
+
+
+def render_profile(env, connection, summary: CollectionSummary, folder: Path) -> Path:
+    profile = load_profile(connection, summary.collection)
+    chart = None
+    if profile.tasks:
+        write_atomic(folder / CHART_NAME, mean_wall_by_task_png(profile.tasks))
+        chart = CHART_NAME
+    text = env.get_template("profile.md.j2").render(profile=profile, findings=rules.evaluate(profile), chart=chart)
+    page = folder / "profile.md"
+    write_atomic(page, text)
+    return page
+
+
+def render_reports(db_path: Path, out_dir: Path, collection: str | None = None) -> list[Path]:
+    """Write one profile per collection (or the one named) and, for all collections, index.md."""
+    connection = open_marts(db_path)
+    try:
+        summaries = load_collections(connection)
+        slugs = unique_slugs(summary.collection for summary in summaries)
+        chosen = [summary for summary in summaries if collection in (None, summary.collection)]
+        if collection is not None and not chosen:
+            known = ", ".join(summary.collection for summary in summaries) or "none"
+            raise ReportError(f"no collection named {collection!r} in {db_path} (known: {known})")
+        env = environment()
+        written = [
+            render_profile(env, connection, summary, safe_path(out_dir, slugs[summary.collection]))
+            for summary in chosen
+        ]
+        if collection is None:
+            entries = [IndexEntry(summary, f"{slugs[summary.collection]}/profile.md") for summary in summaries]
+            index = out_dir / "index.md"
+            write_atomic(index, env.get_template("index.md.j2").render(entries=entries))
+            written.append(index)
+        return written
+    finally:
+        connection.close()

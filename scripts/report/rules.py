@@ -1,0 +1,167 @@
+"""The rules that choose the report's interpretive sentences.
+
+Each rule reads figures the marts computed and returns a finding (a short key plus the figures
+the sentence quotes) or None when the figures do not support any statement. The template turns a
+finding's key into words; no sentence appears without its rule firing. The thresholds are named
+below and documented in rules.md beside this file: change both together.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from report.data import CollectionProfile
+
+# Coarse split: the part of wall time before the final epoch end that counts as "most of it".
+PRE_TAIL_MAJORITY_PERCENT = 75.0
+# ... and the tail share from which finalization dominates instead.
+TAIL_MAJORITY_PERCENT = 50.0
+# A final tail below this share of wall time is negligible; at or above it is not.
+TAIL_NEGLIGIBLE_PERCENT = 5.0
+# An interval label that is the longest in more than this share of runs is "usually" the longest.
+USUALLY_LONGEST_SHARE = 0.5
+# Task dependence: the slowest task's mean over the fastest's from which task drives the variation.
+TASK_SPREAD_RATIO = 1.5
+# The slowest task's tail share within this many percentage points of the collection's is "similar".
+SIMILAR_TAIL_SHARE_POINTS = 5.0
+# A comparison ratio at or beyond this (either way) is a large difference.
+LARGE_SPEEDUP = 2.0
+# A profiler section holding at least this share of the profiled wall time dominates it.
+DOMINANT_SECTION_PERCENT = 50.0
+
+
+@dataclass(frozen=True)
+class Finding:
+    key: str
+    figures: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Findings:
+    coarse_split: Finding | None
+    longest_interval: Finding | None
+    later_windows: Finding | None
+    tail_weight: Finding | None
+    task_spread: Finding | None
+    slow_throughout: Finding | None
+    comparison_size: Finding | None
+    dominant_section: Finding | None
+    limits: list[Finding]
+
+
+def coarse_split(profile: CollectionProfile) -> Finding | None:
+    snapshot = profile.snapshot
+    pre, tail = snapshot.mean_pre_tail_share_percent, snapshot.mean_tail_share_percent
+    if pre is None or tail is None:
+        return None
+    if pre >= PRE_TAIL_MAJORITY_PERCENT:
+        return Finding("mostly_before_final_epoch_end")
+    if tail >= TAIL_MAJORITY_PERCENT:
+        return Finding("mostly_in_final_tail")
+    return Finding("split_between_both")
+
+
+def longest_interval(profile: CollectionProfile) -> Finding | None:
+    if not profile.longest_intervals:
+        return None
+    top = profile.longest_intervals[0]
+    if top.runs > USUALLY_LONGEST_SHARE * top.runs_with_intervals:
+        return Finding("usually_longest", {"interval": top})
+    return Finding("no_usual_longest", {"interval": top})
+
+
+def later_windows(profile: CollectionProfile) -> Finding | None:
+    windows = profile.later_windows
+    if windows is None or not profile.longest_intervals:
+        return None
+    opening = profile.longest_intervals[0]
+    if opening.label.startswith("run_start ->") and windows.summed_mean_minutes > opening.mean_minutes:
+        return Finding("windows_outweigh_opening", {"windows": windows})
+    return None
+
+
+def tail_weight(profile: CollectionProfile) -> Finding | None:
+    share = profile.snapshot.mean_tail_share_percent
+    if share is None:
+        return None
+    if share >= TAIL_NEGLIGIBLE_PERCENT:
+        return Finding("tail_not_negligible")
+    return Finding("tail_negligible")
+
+
+def task_spread(profile: CollectionProfile) -> Finding | None:
+    if len(profile.tasks) < 2 or profile.tasks[0].slowest_to_fastest_ratio is None:
+        return None
+    ratio = profile.tasks[0].slowest_to_fastest_ratio
+    if ratio >= TASK_SPREAD_RATIO:
+        return Finding("task_drives_variation", {"ratio": ratio})
+    return Finding("tasks_similar", {"ratio": ratio})
+
+
+def slow_throughout(profile: CollectionProfile) -> Finding | None:
+    if len(profile.tasks) < 2:
+        return None
+    slowest, collection_share = profile.tasks[0], profile.snapshot.mean_tail_share_percent
+    if slowest.mean_tail_share_percent is None or collection_share is None:
+        return None
+    if abs(slowest.mean_tail_share_percent - collection_share) <= SIMILAR_TAIL_SHARE_POINTS:
+        return Finding("slow_throughout", {"task": slowest})
+    return None
+
+
+def comparison_size(profile: CollectionProfile) -> Finding | None:
+    comparison = profile.comparison
+    if comparison is None or comparison.speedup is None:
+        return None
+    if comparison.speedup >= LARGE_SPEEDUP:
+        return Finding("much_faster")
+    if comparison.speedup <= 1 / LARGE_SPEEDUP:
+        return Finding("much_slower")
+    return Finding("similar_speed")
+
+
+def dominant_section(profile: CollectionProfile) -> Finding | None:
+    named = [section for section in profile.profile_sections if section.section != "unattributed"]
+    if named and named[0].share_percent is not None and named[0].share_percent >= DOMINANT_SECTION_PERCENT:
+        return Finding("dominant_section", {"section": named[0]})
+    return None
+
+
+def limits(profile: CollectionProfile) -> list[Finding]:
+    """What the data cannot say, in a fixed order."""
+    snapshot, found = profile.snapshot, []
+    if not profile.profile_sections:
+        found.append(Finding("no_profiler_sections"))
+    if snapshot.measurement_source == "event_log":
+        found.append(Finding("coarse_attribution_only"))
+    if snapshot.measurement_source == "profiler":
+        found.append(Finding("profiler_wall_time_only"))
+    if snapshot.measurement_source == "mixed":
+        found.append(Finding("mixed_sources"))
+    if snapshot.runs_analyzed and snapshot.mean_tail_share_percent is None:
+        found.append(Finding("no_epoch_end_split"))
+    if profile.comparison is not None and profile.comparison.sources_match is False:
+        found.append(Finding("comparison_sources_differ", {"comparison": profile.comparison}))
+    if profile.comparison is not None and profile.comparison.baseline_runs_analyzed == 0:
+        found.append(Finding("baseline_without_data", {"comparison": profile.comparison}))
+    if snapshot.runs_excluded:
+        found.append(Finding("excluded_runs"))
+    if profile.data_quality.rejected or profile.data_quality.unreadable_files:
+        found.append(Finding("rejected_lines"))
+    if snapshot.runs_analyzed == 0:
+        found.append(Finding("no_analysed_runs"))
+    return found
+
+
+def evaluate(profile: CollectionProfile) -> Findings:
+    return Findings(
+        coarse_split=coarse_split(profile),
+        longest_interval=longest_interval(profile),
+        later_windows=later_windows(profile),
+        tail_weight=tail_weight(profile),
+        task_spread=task_spread(profile),
+        slow_throughout=slow_throughout(profile),
+        comparison_size=comparison_size(profile),
+        dominant_section=dominant_section(profile),
+        limits=limits(profile),
+    )
