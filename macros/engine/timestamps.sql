@@ -23,8 +23,8 @@
                 (
                     try_cast(
                         case
-                            when regexp_matches({{ text }}, '([Zz]|[+-][0-9]{2}:[0-9]{2})$') then {{ text }}
-                            else {{ text }} || '+00:00'
+                            when regexp_matches({{ text }}, '([Zz]|[+-][0-9]{2}:[0-9]{2})$') then upper({{ text }})
+                            else upper({{ text }}) || '+00:00'
                         end as timestamptz
                     ) at time zone 'UTC'
                 )::timestamp
