@@ -14,3 +14,12 @@
         else min({{ column }})
     end
 {%- endmacro %}
+
+{#- An aggregate hash of the given columns over a group's rows, independent of row order. -#}
+{% macro unordered_hash(columns) -%}
+    {{ return(adapter.dispatch('unordered_hash', 'runlens')(columns)) }}
+{%- endmacro %}
+
+{% macro duckdb__unordered_hash(columns) -%}
+    bit_xor(hash({% for column in columns %}{{ column }}::varchar{% if not loop.last %}, {% endif %}{% endfor %}))::varchar
+{%- endmacro %}

@@ -17,20 +17,35 @@ event_lines as (
 line_counts as (
     select
         file_path,
-        count(*) as physical_lines,
-        count(*) filter (where is_blank) as blank_lines
+        count(*) filter (where line_number > 0) as physical_lines,
+        count(*) filter (where line_number > 0 and is_blank) as blank_lines,
+        max(read_error) filter (where line_number = 0) as read_error
     from raw_lines
     group by file_path
 ),
 
-outcome_counts as (
+read_counts as (
     select
         file_path,
         count(*) as lines_read,
-        count(*) filter (where reject_reason is null and not is_duplicate) as accepted,
-        count(*) filter (where is_duplicate) as duplicates,
         count(*) filter (where reject_reason is not null) as rejected
     from event_lines
+    group by file_path
+),
+
+accepted_counts as (
+    select
+        file_path,
+        count(*) as accepted
+    from {{ ref('stg_events') }}
+    group by file_path
+),
+
+duplicate_counts as (
+    select
+        file_path,
+        count(*) as duplicates
+    from {{ ref('stg_event_duplicates') }}
     group by file_path
 ),
 
@@ -40,16 +55,18 @@ final as (
         files.size_bytes,
         files.modified_at,
         files.is_gzip,
-        files.read_error,
+        line_counts.read_error,
         coalesce(line_counts.physical_lines, 0) as physical_lines,
         coalesce(line_counts.blank_lines, 0) as blank_lines,
-        coalesce(outcome_counts.lines_read, 0) as lines_read,
-        coalesce(outcome_counts.accepted, 0) as accepted,
-        coalesce(outcome_counts.duplicates, 0) as duplicates,
-        coalesce(outcome_counts.rejected, 0) as rejected
+        coalesce(read_counts.lines_read, 0) as lines_read,
+        coalesce(accepted_counts.accepted, 0) as accepted,
+        coalesce(duplicate_counts.duplicates, 0) as duplicates,
+        coalesce(read_counts.rejected, 0) as rejected
     from files
     left join line_counts on files.file_path = line_counts.file_path
-    left join outcome_counts on files.file_path = outcome_counts.file_path
+    left join read_counts on files.file_path = read_counts.file_path
+    left join accepted_counts on files.file_path = accepted_counts.file_path
+    left join duplicate_counts on files.file_path = duplicate_counts.file_path
 )
 
 select * from final

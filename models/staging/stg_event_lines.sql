@@ -1,16 +1,22 @@
+-- depends_on: {{ ref('stg_raw_files') }}
 -- Every non-blank line of the raw logs, parsed and classified: the reason it is rejected (NULL
--- when accepted), whether it duplicates an earlier accepted line, and its typed fields.
--- The reason codes and their order are the input contract (input_contract.md).
+-- when valid) and its typed fields. The reason codes and their order are the input contract
+-- (input_contract.md). Incremental by file: the pre-hook deletes the lines of files that are gone
+-- or changed, and only files without rows here are parsed. Duplicates are settled in stg_events.
 with
 
 raw_lines as (
     select * from {{ ref('stg_raw_lines') }}
-    where not is_blank
+    where
+        line_number > 0
+        and not is_blank
+        and {{ runlens.is_file_to_parse('file_path') }}
 ),
 
 parsed as (
     select
         file_path,
+        file_fingerprint,
         line_number,
         raw_text,
         is_invalid_utf8,
@@ -21,6 +27,7 @@ parsed as (
 fields as (
     select
         file_path,
+        file_fingerprint,
         line_number,
         raw_text,
         is_invalid_utf8,
@@ -113,24 +120,13 @@ classified as (
         and typed.line_number = section_checks.line_number
 ),
 
-deduplicated as (
-    select
-        *,
-        reject_reason is null
-        and row_number() over (
-            partition by reject_reason is null, run_id, event_type, event_at, step, epoch
-            order by file_path, line_number
-        ) > 1 as is_duplicate
-    from classified
-),
-
 final as (
     select
         file_path,
+        file_fingerprint,
         line_number,
         raw_text,
         reject_reason,
-        is_duplicate,
         case when reject_reason is null then run_id end as run_id,
         case when reject_reason is null then event_type end as event_type,
         case when reject_reason is null then event_at end as event_at,
@@ -149,7 +145,7 @@ final as (
         case
             when reject_reason is null and event_type = 'profile' and sections_kind = 'object' then sections
         end as profile_sections
-    from deduplicated
+    from classified
 )
 
 select * from final

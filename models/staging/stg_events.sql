@@ -1,13 +1,14 @@
--- Accepted events: valid lines that are not exact duplicates of an earlier accepted line.
+-- Accepted events: the first occurrence of every distinct valid event (stg_event_occurrences).
 with
 
-event_lines as (
-    select * from {{ ref('stg_event_lines') }}
+occurrences as (
+    select * from {{ ref('stg_event_occurrences') }}
+    where occurrence = 1
 ),
 
 final as (
     select
-        file_path || ':' || line_number as event_id,
+        event_id,
         file_path,
         line_number,
         run_id,
@@ -21,8 +22,7 @@ final as (
         run_end_status,
         profile_wall_seconds,
         profile_sections
-    from event_lines
-    where reject_reason is null and not is_duplicate
+    from occurrences
 )
 
 select * from final

@@ -4,7 +4,11 @@ with
 
 profiles as (
     select * from {{ ref('stg_events') }}
-    where event_type = 'profile'
+    where event_type = 'profile' and {{ runlens.is_run_to_compute('run_id') }}
+),
+
+fingerprints as (
+    select * from {{ ref('int_run_fingerprints') }}
 ),
 
 ranked as (
@@ -23,13 +27,15 @@ ranked as (
 
 final as (
     select
-        run_id,
-        event_id,
-        event_at as profiled_at,
-        profile_wall_seconds as wall_seconds,
-        profile_sections as sections
+        ranked.run_id,
+        ranked.event_id,
+        ranked.event_at as profiled_at,
+        ranked.profile_wall_seconds as wall_seconds,
+        ranked.profile_sections as sections,
+        fingerprints.run_fingerprint
     from ranked
-    where recency_rank = 1
+    inner join fingerprints on ranked.run_id = fingerprints.run_id
+    where ranked.recency_rank = 1
 )
 
 select * from final

@@ -4,6 +4,11 @@ with
 
 events as (
     select * from {{ ref('stg_events') }}
+    where {{ runlens.is_run_to_compute('run_id') }}
+),
+
+fingerprints as (
+    select * from {{ ref('int_run_fingerprints') }}
 ),
 
 first_starts as (
@@ -34,8 +39,10 @@ final as (
         first_starts.run_id is not null as has_run_start,
         heard.first_event_at,
         heard.last_event_at,
-        heard.event_count
+        heard.event_count,
+        fingerprints.run_fingerprint
     from heard
+    inner join fingerprints on heard.run_id = fingerprints.run_id
     left join first_starts
         on heard.run_id = first_starts.run_id
         and first_starts.start_rank = 1

@@ -4,7 +4,13 @@ with
 
 events as (
     select * from {{ ref('stg_events') }}
-    where event_type in ('run_start', 'checkpoint', 'epoch_end', 'run_end')
+    where
+        event_type in ('run_start', 'checkpoint', 'epoch_end', 'run_end')
+        and {{ runlens.is_run_to_compute('run_id') }}
+),
+
+fingerprints as (
+    select * from {{ ref('int_run_fingerprints') }}
 ),
 
 ordered as (
@@ -67,15 +73,17 @@ kept as (
 
 final as (
     select
-        run_id,
-        row_number() over (partition by run_id order by marker_position) as marker_index,
-        event_id,
-        event_type,
-        case when event_type = 'checkpoint' then 'step_' || step else event_type end as marker_label,
-        event_at,
-        step,
-        run_end_status
+        kept.run_id,
+        row_number() over (partition by kept.run_id order by kept.marker_position) as marker_index,
+        kept.event_id,
+        kept.event_type,
+        case when kept.event_type = 'checkpoint' then 'step_' || kept.step else kept.event_type end as marker_label,
+        kept.event_at,
+        kept.step,
+        kept.run_end_status,
+        fingerprints.run_fingerprint
     from kept
+    inner join fingerprints on kept.run_id = fingerprints.run_id
 )
 
 select * from final

@@ -1,3 +1,4 @@
+-- depends_on: {{ ref('int_run_fingerprints') }}
 -- Seconds per profiler section of each run, plus the `unattributed` remainder of the
 -- profiled wall time that no section covers (never below 0).
 -- Grain: one row per run and section.
@@ -5,13 +6,15 @@ with
 
 profiles as (
     select * from {{ ref('int_run_profiles') }}
+    where {{ runlens.is_run_to_compute('run_id') }}
 ),
 
 named_sections as (
     select
         profiles.run_id,
         section.key as section,
-        section.value::double as seconds
+        section.value::double as seconds,
+        profiles.run_fingerprint
     from profiles
     cross join json_each(profiles.sections) as section
 ),
@@ -28,7 +31,8 @@ unattributed as (
     select
         profiles.run_id,
         'unattributed' as section,
-        greatest(profiles.wall_seconds - coalesce(attributed.attributed_seconds, 0), 0) as seconds
+        greatest(profiles.wall_seconds - coalesce(attributed.attributed_seconds, 0), 0) as seconds,
+        profiles.run_fingerprint
     from profiles
     left join attributed on profiles.run_id = attributed.run_id
 ),

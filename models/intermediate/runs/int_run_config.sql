@@ -5,7 +5,11 @@ with
 
 run_starts as (
     select * from {{ ref('stg_events') }}
-    where event_type = 'run_start' and config is not null
+    where event_type = 'run_start' and config is not null and {{ runlens.is_run_to_compute('run_id') }}
+),
+
+fingerprints as (
+    select * from {{ ref('int_run_fingerprints') }}
 ),
 
 nodes as (
@@ -54,11 +58,13 @@ ranked as (
 
 final as (
     select
-        run_id,
-        config_key,
-        config_value
+        ranked.run_id,
+        ranked.config_key,
+        ranked.config_value,
+        fingerprints.run_fingerprint
     from ranked
-    where recency_rank = 1
+    inner join fingerprints on ranked.run_id = fingerprints.run_id
+    where ranked.recency_rank = 1
 )
 
 select * from final

@@ -1,3 +1,4 @@
+-- depends_on: {{ ref('int_run_fingerprints') }}
 -- Event-log timings of each run that has a run_start: span, tail, downtime and the longest
 -- interval (definitions: def_wall_seconds, def_final_epoch_end, def_downtime,
 -- def_longest_interval). Grain: one row per run with at least one marker.
@@ -5,10 +6,12 @@ with
 
 markers as (
     select * from {{ ref('int_run_markers') }}
+    where {{ runlens.is_run_to_compute('run_id') }}
 ),
 
 intervals as (
     select * from {{ ref('int_run_intervals') }}
+    where {{ runlens.is_run_to_compute('run_id') }}
 ),
 
 run_ends as (
@@ -17,13 +20,14 @@ run_ends as (
         max(event_at) as latest_run_end_at,
         arg_max(run_end_status, event_at) as latest_run_end_status
     from {{ ref('stg_events') }}
-    where event_type = 'run_end'
+    where event_type = 'run_end' and {{ runlens.is_run_to_compute('run_id') }}
     group by run_id
 ),
 
 marker_summary as (
     select
         run_id,
+        min(run_fingerprint) as run_fingerprint,
         min(event_at) filter (where marker_index = 1) as started_at,
         max(event_at) filter (where event_type = 'run_end') as ended_at,
         max(event_at) filter (where event_type = 'epoch_end') as final_epoch_end_at,
@@ -74,7 +78,8 @@ final as (
         coalesce(interval_summary.interval_count, 0) as interval_count,
         coalesce(interval_summary.downtime_seconds, 0) as downtime_seconds,
         longest.longest_interval_label,
-        longest.longest_interval_seconds
+        longest.longest_interval_seconds,
+        marker_summary.run_fingerprint
     from marker_summary
     left join run_ends on marker_summary.run_id = run_ends.run_id
     left join interval_summary on marker_summary.run_id = interval_summary.run_id

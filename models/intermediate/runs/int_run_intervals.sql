@@ -1,9 +1,11 @@
+-- depends_on: {{ ref('int_run_fingerprints') }}
 -- Intervals between consecutive markers of a run (definitions: def_intervals, def_pre_epoch,
 -- def_downtime). Grain: one row per run and interval_index.
 with
 
 markers as (
     select * from {{ ref('int_run_markers') }}
+    where {{ runlens.is_run_to_compute('run_id') }}
 ),
 
 final_epoch_ends as (
@@ -24,7 +26,8 @@ paired as (
         lag(event_at) over run_markers as started_at,
         event_at as ended_at,
         event_type = 'run_start' as is_downtime,
-        marker_index as to_marker_index
+        marker_index as to_marker_index,
+        run_fingerprint
     from markers
     window run_markers as (partition by run_id order by marker_index)
 ),
@@ -40,7 +43,8 @@ final as (
         paired.ended_at,
         {{ runlens.seconds_between('paired.started_at', 'paired.ended_at') }} as seconds,
         coalesce(paired.to_marker_index <= final_epoch_ends.final_epoch_end_index, false) as is_pre_epoch,
-        paired.is_downtime
+        paired.is_downtime,
+        paired.run_fingerprint
     from paired
     left join final_epoch_ends on paired.run_id = final_epoch_ends.run_id
     where paired.interval_index >= 1
