@@ -2,7 +2,8 @@
 #   make sample   install into .venv, build the marts over the bundled sample (data/sample) and
 #                 render the Markdown reports into reports/
 #   make test     install into .venv with the dev tools, lint, and run every test
-# Point runlens at your own logs with RUNLENS_RAW_DIR=/path/to/logs make sample.
+# Point runlens at your own logs with RUNLENS_RAW_DIR=/path/to/logs make sample, or profile logs
+# that TensorBoard, MLflow or a text logger wrote with: make profile FROM="/path/to/logs ..."
 
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
@@ -10,7 +11,7 @@ BIN := $(VENV)/bin
 export DBT_PROFILES_DIR := $(CURDIR)
 export DBT_SEND_ANONYMOUS_USAGE_STATS := false
 
-.PHONY: sample build test lint clean
+.PHONY: sample build test lint clean profile
 
 sample: build
 	$(BIN)/python scripts/render_report.py
@@ -18,6 +19,15 @@ sample: build
 build: $(VENV)/.installed-runtime
 	@test -d "$${RUNLENS_RAW_DIR:-data/sample}" || { echo "runlens: raw log folder $${RUNLENS_RAW_DIR:-data/sample} does not exist: set RUNLENS_RAW_DIR to a folder of *.jsonl logs" >&2; exit 2; }
 	$(BIN)/dbt build
+
+# Import existing TensorBoard / MLflow / text logs into imported/ (the contract's JSONL), build the
+# marts from them into imported.duckdb and render the reports into reports/imported/.
+IMPORTED ?= imported
+profile: $(VENV)/.installed-importers
+	@test -n "$(FROM)" || { echo 'runlens: say what to import: make profile FROM="/path/to/mlruns /path/to/lightning_logs"' >&2; exit 2; }
+	$(BIN)/python scripts/import_logs.py $(FROM) --out $(IMPORTED) $(if $(FORMAT),--format $(FORMAT))
+	RUNLENS_RAW_DIR=$(IMPORTED) RUNLENS_DB=$(IMPORTED).duckdb $(BIN)/dbt build
+	$(BIN)/python scripts/render_report.py --db $(IMPORTED).duckdb --out reports/imported
 
 test: $(VENV)/.installed-dev lint
 	$(BIN)/python -m pytest
@@ -35,9 +45,13 @@ $(VENV)/.installed-runtime: requirements.txt constraints.txt | $(VENV)/bin/pytho
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.txt -c constraints.txt
 	touch $@
 
-$(VENV)/.installed-dev: requirements.txt requirements-dev.txt constraints.txt | $(VENV)/bin/python
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt -c constraints.txt
+$(VENV)/.installed-importers: requirements.txt requirements-importers.txt constraints.txt | $(VENV)/bin/python
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements-importers.txt -c constraints.txt
 	touch $@ $(VENV)/.installed-runtime
 
+$(VENV)/.installed-dev: requirements.txt requirements-importers.txt requirements-dev.txt constraints.txt | $(VENV)/bin/python
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt -c constraints.txt
+	touch $@ $(VENV)/.installed-runtime $(VENV)/.installed-importers
+
 clean:
-	rm -rf target logs runlens.duckdb reports/*/ reports/index.md
+	rm -rf target logs runlens.duckdb reports/*/ reports/index.md imported imported.duckdb

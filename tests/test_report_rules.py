@@ -12,6 +12,7 @@ from report.data import (
     DataQuality,
     LaterWindows,
     LongestInterval,
+    MarkerApproximation,
     ProfileSection,
     Snapshot,
     TaskRuntime,
@@ -61,6 +62,7 @@ def profile(**changes) -> CollectionProfile:
         profile_sections=[],
         data_quality=QUALITY,
         reject_reasons=[],
+        approximations=[],
     )
     return replace(base, **changes)
 
@@ -168,3 +170,5 @@ def test_limits_name_what_the_data_lacks():
     assert "rejected_lines" in limit_keys(data_quality=replace(QUALITY, rejected=1))
     assert "rejected_lines" not in limit_keys()
     assert "no_analysed_runs" in limit_keys(snapshot={"runs_analyzed": 0})
+    approximation = MarkerApproximation("tensorboard", "run_end taken from the last event", 2, 2)
+    assert "approximate_markers" in limit_keys(approximations=[approximation])

@@ -12,7 +12,8 @@ final as (
         run_id,
         count(*) || ':' || {{ runlens.unordered_hash(
             ['event_id', 'event_type', 'event_at', 'step', 'epoch', 'collection', 'task', 'config',
-             'run_end_status', 'profile_wall_seconds', 'profile_sections']
+             'run_end_status', 'profile_wall_seconds', 'profile_sections', 'source_format', 'source_path',
+             'is_approximate', 'approximation']
         ) }} as run_fingerprint
     from events
     group by run_id

@@ -19,11 +19,13 @@ classified as (
         attributes.run_id,
         attributes.collection,
         attributes.task,
+        attributes.source_format,
         attributes.has_run_start,
         attributes.last_event_at,
         timings.started_at,
         timings.ended_at,
         timings.restarts,
+        timings.approximate_markers,
         timings.interval_count,
         timings.downtime_seconds,
         timings.longest_interval_label,
@@ -91,6 +93,9 @@ final as (
         longest_interval_label,
         longest_interval_seconds,
         coalesce(restarts, 0) as restarts,
+        coalesce(source_format, 'jsonl') as source_format,
+        coalesce(approximate_markers, 0) > 0 as has_approximate_markers,
+        coalesce(approximate_markers, 0) as approximate_markers,
         last_event_at
     from excluded
 )

@@ -52,7 +52,15 @@ fields as (
         {{ runlens.json_kind('doc', 'wall_seconds') }} as wall_seconds_kind,
         {{ runlens.json_text('doc', 'wall_seconds') }} as wall_seconds_text,
         {{ runlens.json_kind('doc', 'sections') }} as sections_kind,
-        {{ runlens.json_value('doc', 'sections') }} as sections
+        {{ runlens.json_value('doc', 'sections') }} as sections,
+        {{ runlens.json_kind('doc', 'source_format') }} as source_format_kind,
+        {{ runlens.json_text('doc', 'source_format') }} as source_format,
+        {{ runlens.json_kind('doc', 'source_path') }} as source_path_kind,
+        {{ runlens.json_text('doc', 'source_path') }} as source_path,
+        {{ runlens.json_kind('doc', 'is_approximate') }} as is_approximate_kind,
+        {{ runlens.json_text('doc', 'is_approximate') }} as is_approximate_text,
+        {{ runlens.json_kind('doc', 'approximation') }} as approximation_kind,
+        {{ runlens.json_text('doc', 'approximation') }} as approximation
     from parsed
 ),
 
@@ -144,7 +152,14 @@ final as (
             as profile_wall_seconds,
         case
             when reject_reason is null and event_type = 'profile' and sections_kind = 'object' then sections
-        end as profile_sections
+        end as profile_sections,
+        case when reject_reason is null and source_format_kind = 'string' then source_format end as source_format,
+        case when reject_reason is null and source_path_kind = 'string' then source_path end as source_path,
+        reject_reason is null and is_approximate_kind = 'boolean' and is_approximate_text = 'true' as is_approximate,
+        case
+            when reject_reason is null and approximation_kind = 'string' and is_approximate_text = 'true'
+                then approximation
+        end as approximation
     from classified
 )
 

@@ -24,6 +24,10 @@ final as (
         run_end_status,
         profile_wall_seconds,
         profile_sections,
+        source_format,
+        source_path,
+        is_approximate,
+        approximation,
         row_number() over same_event as occurrence,
         first_value(file_path || ':' || line_number) over same_event as first_event_id
     from valid_lines

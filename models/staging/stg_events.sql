@@ -21,7 +21,11 @@ final as (
         config,
         run_end_status,
         profile_wall_seconds,
-        profile_sections
+        profile_sections,
+        source_format,
+        source_path,
+        is_approximate,
+        approximation
     from occurrences
 )
 

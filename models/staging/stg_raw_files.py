@@ -10,19 +10,26 @@ import datetime
 import os
 
 LOG_SUFFIXES = (".jsonl", ".jsonl.gz")
+IGNORED_PREFIXES = ("_", ".")
 INVENTORY_COLUMNS = (
     "file_path varchar, absolute_path varchar, size_bytes bigint, modified_at timestamp, "
     "is_gzip boolean, file_fingerprint varchar"
 )
 
 
+def is_log_name(name):
+    """Log files end in .jsonl or .jsonl.gz; names starting with `_` or `.` are not logs (the
+    importer's _import_rejects.jsonl, editors' and writers' hidden temporary files)."""
+    return not name.startswith(IGNORED_PREFIXES)
+
+
 def find_log_files(raw_dir):
     """Yield the absolute paths of log files below raw_dir in a stable order (no symlinked folders)."""
     walk_errors = []
     for root, dirs, files in os.walk(raw_dir, onerror=walk_errors.append):
-        dirs.sort()
+        dirs[:] = sorted(name for name in dirs if is_log_name(name))
         for name in sorted(files):
-            if name.endswith(LOG_SUFFIXES):
+            if name.endswith(LOG_SUFFIXES) and is_log_name(name):
                 yield os.path.join(root, name)
     for error in walk_errors:
         if os.path.abspath(error.filename) == raw_dir:

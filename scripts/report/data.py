@@ -153,6 +153,14 @@ class RejectReason:
 
 
 @dataclass(frozen=True)
+class MarkerApproximation:
+    source_format: str
+    approximation: str
+    markers: int
+    runs: int
+
+
+@dataclass(frozen=True)
 class CollectionProfile:
     """Everything one collection's profile shows."""
 
@@ -167,6 +175,7 @@ class CollectionProfile:
     profile_sections: list[ProfileSection]
     data_quality: DataQuality
     reject_reasons: list[RejectReason]
+    approximations: list[MarkerApproximation]
 
     @property
     def slowest_tasks(self) -> list[TaskRuntime]:
@@ -213,4 +222,5 @@ def load_profile(connection, collection: str) -> CollectionProfile:
         profile_sections=fetch(connection, "profile_sections", ProfileSection, collection=collection),
         data_quality=fetch_one(connection, "data_quality", DataQuality),
         reject_reasons=fetch(connection, "reject_reasons", RejectReason),
+        approximations=fetch(connection, "approximations", MarkerApproximation, collection=collection),
     )

@@ -43,6 +43,7 @@ REQUIRED_MARTS = (
     "cmp_config_differences",
     "agg_file_data_quality",
     "agg_reject_reasons",
+    "agg_marker_approximations",
 )
 CHART_NAME = "mean_wall_by_task.png"
 SAFE_URL = re.compile(r"^https?://[^\s()<>\[\]`|\"']+$")

@@ -144,6 +144,8 @@ def limits(profile: CollectionProfile) -> list[Finding]:
         found.append(Finding("comparison_sources_differ", {"comparison": profile.comparison}))
     if profile.comparison is not None and profile.comparison.baseline_runs_analyzed == 0:
         found.append(Finding("baseline_without_data", {"comparison": profile.comparison}))
+    if profile.approximations:
+        found.append(Finding("approximate_markers"))
     if snapshot.runs_excluded:
         found.append(Finding("excluded_runs"))
     if profile.data_quality.rejected or profile.data_quality.unreadable_files:

@@ -16,6 +16,7 @@ first_starts as (
         run_id,
         collection,
         task,
+        source_format,
         row_number() over (partition by run_id order by event_at, file_path, line_number) as start_rank
     from events
     where event_type = 'run_start'
@@ -36,6 +37,7 @@ final as (
         heard.run_id,
         first_starts.collection,
         first_starts.task,
+        first_starts.source_format,
         first_starts.run_id is not null as has_run_start,
         heard.first_event_at,
         heard.last_event_at,

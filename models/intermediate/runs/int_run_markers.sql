@@ -21,6 +21,8 @@ ordered as (
         event_at,
         step,
         run_end_status,
+        is_approximate,
+        approximation,
         row_number() over (
             partition by run_id
             order by
@@ -81,6 +83,8 @@ final as (
         kept.event_at,
         kept.step,
         kept.run_end_status,
+        kept.is_approximate,
+        kept.approximation,
         fingerprints.run_fingerprint
     from kept
     inner join fingerprints on kept.run_id = fingerprints.run_id

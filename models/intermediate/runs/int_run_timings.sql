@@ -32,7 +32,8 @@ marker_summary as (
         max(event_at) filter (where event_type = 'run_end') as ended_at,
         max(event_at) filter (where event_type = 'epoch_end') as final_epoch_end_at,
         max(run_end_status) filter (where event_type = 'run_end') as final_run_end_status,
-        count(*) filter (where event_type = 'run_start') - 1 as restarts
+        count(*) filter (where event_type = 'run_start') - 1 as restarts,
+        count(*) filter (where is_approximate) as approximate_markers
     from markers
     group by run_id
 ),
@@ -62,6 +63,7 @@ final as (
         marker_summary.ended_at,
         marker_summary.final_epoch_end_at,
         marker_summary.restarts,
+        marker_summary.approximate_markers,
         coalesce(marker_summary.final_run_end_status, run_ends.latest_run_end_status) as run_end_status,
         coalesce(
             marker_summary.ended_at is null and run_ends.latest_run_end_at < marker_summary.started_at,

@@ -1,4 +1,5 @@
--- Every collection for the index, with its headline figures. Reads marts only.
+-- Every collection with at least one run, for the index, with its headline figures (a collection
+-- named only in the seed has nothing to profile). Reads marts only.
 select
     collections.collection,
     collections.title,
@@ -12,4 +13,5 @@ select
 from dim_collections as collections
 inner join agg_collection_runtime as runtime on collections.collection = runtime.collection
 left join cmp_collections as comparison on collections.collection = comparison.collection
+where collections.runs > 0
 order by collections.collection

@@ -1,0 +1,140 @@
+"""Convert existing training logs into runlens event logs, with no change to the training code.
+
+    python scripts/import_logs.py PATH... --out RAW_DIR [--format auto|tensorboard|mlflow|text]
+
+Reads TensorBoard event files (`events.out.tfevents.*`), MLflow tracking data (the `mlruns/` file
+store and the sqlite `mlflow.db`) and line-oriented text logs (fairseq style) below each PATH, and
+writes one JSONL file per run under RAW_DIR (`RAW_DIR/<format>/<run id>.jsonl`) in the input
+contract, each line saying where it came from and whether its time is exact. Input problems are
+listed in `RAW_DIR/_import_rejects.jsonl`. Then build the marts over RAW_DIR as usual:
+
+    RUNLENS_RAW_DIR=RAW_DIR make sample
+
+TensorBoard needs the importer extra: `pip install -r requirements-importers.txt`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from importers.common import Options  # noqa: E402
+from importers.progress import Progress  # noqa: E402
+from importers.runner import FORMATS, discover, run_import  # noqa: E402
+from importers.scalars import DEFAULT_EVAL_PATTERN  # noqa: E402
+from importers.text_log import DEFAULT_PATTERNS, parse_timezone  # noqa: E402
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="import_logs.py",
+        description="Convert TensorBoard, MLflow or text training logs into runlens event logs (JSONL).",
+    )
+    parser.add_argument("paths", nargs="+", type=Path, metavar="PATH", help="folders or files to import")
+    parser.add_argument("--out", required=True, type=Path, metavar="RAW_DIR", help="where the JSONL files go")
+    parser.add_argument("--format", choices=FORMATS, default="auto", help="what to read (default: %(default)s)")
+    parser.add_argument(
+        "--collection",
+        help="collection of every imported run (default: MLflow experiment name; "
+        "for TensorBoard and text logs the PATH's folder name)",
+    )
+    parser.add_argument("--task", help="task of every imported run")
+    parser.add_argument(
+        "--task-key",
+        default="task",
+        help="MLflow tag or param (TensorBoard: hparam) naming the task (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--epoch-metric",
+        help="the scalar that counts epochs (default: the framework's own: "
+        "'epoch', or 'train/epoch' in the HF Trainer's TensorBoard logs)",
+    )
+    parser.add_argument(
+        "--eval-metric",
+        default=DEFAULT_EVAL_PATTERN,
+        metavar="REGEX",
+        help="scalars that are evaluations, for checkpoints without files (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--checkpoint-every",
+        type=int,
+        metavar="STEPS",
+        help="save interval in steps, for checkpoints taken from evaluations when no checkpoint "
+        "file exists (default: the HF Trainer's save_steps, else every evaluation; 0: none)",
+    )
+    parser.add_argument(
+        "--timezone",
+        help="text logs: the zone of their local times (IANA name or +HH:MM); "
+        "without it they are read as UTC and flagged",
+    )
+    parser.add_argument(
+        "--text-pattern",
+        action="append",
+        default=[],
+        metavar="NAME=REGEX",
+        help=f"text logs: replace a line pattern ({', '.join(DEFAULT_PATTERNS)})",
+    )
+    parser.add_argument("--quiet", action="store_true", help="only the summary line")
+    parser.add_argument("--dry-run", action="store_true", help="list the sources found, write nothing")
+    return parser
+
+
+def options_from(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Options:
+    text_patterns = {}
+    for item in args.text_pattern:
+        name, sep, regex = item.partition("=")
+        if not sep or name not in DEFAULT_PATTERNS:
+            parser.error(f"--text-pattern {item!r}: expected NAME=REGEX with NAME one of {', '.join(DEFAULT_PATTERNS)}")
+        try:
+            re.compile(regex)
+        except re.error as error:
+            parser.error(f"--text-pattern {name}: {error}")
+        text_patterns[name] = regex
+    try:
+        parse_timezone(args.timezone)
+        eval_pattern = re.compile(args.eval_metric)
+    except (ValueError, re.error) as error:
+        parser.error(str(error))
+    if args.checkpoint_every is not None and args.checkpoint_every < 0:
+        parser.error("--checkpoint-every must be 0 or more")
+    return Options(
+        collection=args.collection,
+        task=args.task,
+        task_key=args.task_key,
+        epoch_metric=args.epoch_metric,
+        eval_pattern=eval_pattern,
+        checkpoint_every=args.checkpoint_every,
+        timezone=args.timezone,
+        text_patterns=text_patterns,
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    missing = [str(p) for p in args.paths if not p.exists()]
+    if missing:
+        parser.error(f"no such file or folder: {', '.join(missing)}")
+    options = options_from(args, parser)
+    if args.dry_run:
+        plan = discover(args.paths, args.format, options)
+        for source in plan.sources:
+            print(f"{source.kind}\t{source.path}")
+        for note in plan.notes:
+            print(f"note: {note}", file=sys.stderr)
+        return 0
+    try:
+        outcome, line = run_import(args.paths, args.out, args.format, options, Progress(0, quiet=args.quiet))
+    except RuntimeError as error:
+        print(f"import_logs: {error}", file=sys.stderr)
+        return 2
+    print(line, file=sys.stderr)
+    return 0 if outcome.runs or outcome.rejects else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,142 @@
+"""One MLflow run, whichever store it came from, -> a run of contract events.
+
+- run_start / run_end: MLflow's own start_time / end_time: exact.
+- status: FINISHED -> completed; FAILED or KILLED -> failed (`source_status` keeps MLflow's word);
+  RUNNING or SCHEDULED -> no run_end at all, so the run is incomplete, and the run_start line
+  says when it was last heard from (`last_heard_from`: its latest metric, or its start).
+  A FINISHED, FAILED or KILLED run without end_time ends at its last metric: approximate.
+- collection: the experiment's name; task: the tag, else the param, that `--task-key` names
+  (default `task`), else `unspecified`; config: the params.
+- epoch_end: from the changes of the epoch metric (`--epoch-metric`, default `epoch`), or for
+  Keras autologging from the per-epoch metrics: approximate.
+- checkpoint: checkpoint files among the run's artifacts, by modification time (approximate: an
+  artifact is a copy, uploaded at or after the save); else the evaluation metrics at the
+  checkpoint steps: approximate.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import scalars
+from .checkpoints import find_checkpoints
+from .common import UNSPECIFIED_TASK, Options, Outcome, Run, display_path, format_ts, us_from_millis
+
+FORMAT = "mlflow"
+STATUS_BY_NUMBER = {1: "RUNNING", 2: "SCHEDULED", 3: "FINISHED", 4: "FAILED", 5: "KILLED"}
+ENDED = {"FINISHED": "completed", "FAILED": "failed", "KILLED": "failed"}
+KERAS_AUTOLOG = {"keras", "tensorflow", "tf.keras"}
+ARTIFACT_REASON = (
+    "checkpoint time from the artifact copy's modification time: MLflow stores a copy, at or after the save"
+)
+
+
+@dataclass
+class MlflowRun:
+    """A run as either store holds it."""
+
+    run_uuid: str
+    name: str
+    experiment_id: str
+    experiment_name: str | None
+    status: str
+    start_ms: int | None
+    end_ms: int | None
+    source_path: str  # meta.yaml of a file-store run, or the sqlite database
+    params: dict[str, str] = field(default_factory=dict)
+    tags: dict[str, str] = field(default_factory=dict)
+    metrics: scalars.Series = field(default_factory=dict)
+    artifact_dir: Path | None = None
+
+
+def normalise_status(raw) -> str:
+    if isinstance(raw, int) or (isinstance(raw, str) and raw.isdigit()):
+        return STATUS_BY_NUMBER.get(int(raw), f"UNKNOWN({raw})")
+    return str(raw or "UNKNOWN").upper().removeprefix("RUNSTATUS.")
+
+
+def _task(run: MlflowRun, options: Options) -> tuple[str, str]:
+    if options.task:
+        return options.task, "option"
+    if run.tags.get(options.task_key):
+        return run.tags[options.task_key], f"tag:{options.task_key}"
+    if run.params.get(options.task_key):
+        return run.params[options.task_key], f"param:{options.task_key}"
+    return UNSPECIFIED_TASK, "default"
+
+
+def _save_every(run: MlflowRun, options: Options) -> int | None:
+    if options.checkpoint_every is not None:
+        return options.checkpoint_every
+    strategy = run.params.get("save_strategy", "").lower().rsplit(".", 1)[-1]
+    if strategy == "no":
+        return 0
+    if strategy == "steps" and run.params.get("save_steps", "").isdigit():
+        return int(run.params["save_steps"]) or None
+    return None
+
+
+def run_id_for(run: MlflowRun) -> str:
+    return f"{run.name}-{run.run_uuid[:8]}" if run.name else run.run_uuid
+
+
+def to_run(mlrun: MlflowRun, options: Options, run_id: str) -> Outcome:
+    outcome = Outcome()
+    status = mlrun.status
+    task, task_source = _task(mlrun, options)
+    hint = "keras" if mlrun.tags.get("mlflow.autologging", "").lower() in KERAS_AUTOLOG else None
+    style = scalars.detect_style(mlrun.metrics, options.epoch_metric, hint)
+    all_points = [p for points in mlrun.metrics.values() for p in points]
+    times = [p.ts_us for p in all_points]
+    times += [us_from_millis(t) for t in (mlrun.start_ms, mlrun.end_ms) if t is not None]
+    if not times:
+        outcome.notes.append(f"MLflow run {mlrun.run_uuid}: no start time and no metric, not imported")
+        return outcome
+    last_heard = max(times)
+    run = Run(
+        run_id=run_id,
+        source_format=FORMAT,
+        collection=options.collection or mlrun.experiment_name or f"mlflow experiment {mlrun.experiment_id}",
+        task=task,
+        config=dict(sorted(mlrun.params.items())),
+        run_fields={
+            "source_run_id": mlrun.run_uuid,
+            "source_status": status,
+            "framework": style,
+            "task_source": task_source,
+        },
+    )
+    if mlrun.start_ms is not None:
+        run.add("run_start", us_from_millis(mlrun.start_ms), mlrun.source_path)
+    else:
+        run.add("run_start", min(times), mlrun.source_path, "run_start taken from the first metric: no start_time")
+
+    artifacts = find_checkpoints([mlrun.artifact_dir], [True]) if mlrun.artifact_dir else []
+    for found in artifacts:
+        run.add("checkpoint", found.mtime_us, display_path(found.path), ARTIFACT_REASON, step=found.step)
+    if not artifacts:
+        for marker in scalars.eval_checkpoints(mlrun.metrics, style, options.eval_pattern, _save_every(mlrun, options)):
+            run.add("checkpoint", marker.ts_us, marker.source_path, marker.reason, step=marker.step)
+
+    finished = status == "FINISHED"
+    for marker in scalars.epoch_ends(mlrun.metrics, style, options.eval_pattern, options.epoch_metric, finished):
+        fields = {"epoch": marker.epoch}
+        if marker.step is not None:
+            fields["step"] = marker.step
+        run.add("epoch_end", marker.ts_us, marker.source_path, marker.reason, **fields)
+
+    if status in ENDED:
+        if mlrun.end_ms is not None:
+            run.add("run_end", us_from_millis(mlrun.end_ms), mlrun.source_path, status=ENDED[status])
+        else:
+            reason = f"run_end taken from the last metric: the {status} run has no end_time"
+            run.add("run_end", last_heard, mlrun.source_path, reason, status=ENDED[status])
+    else:
+        run.run_fields["last_heard_from"] = format_ts(last_heard)
+        outcome.notes.append(
+            f"MLflow run {run_id} is {status}: imported without run_end (incomplete), "
+            f"last heard from at {format_ts(last_heard)}"
+        )
+    outcome.runs.append(run)
+    return outcome

@@ -1,0 +1,253 @@
+"""Markers from logged scalars: epoch ends and, where no checkpoint file exists, checkpoints.
+
+TensorBoard tags and MLflow metric keys are both series of (time, step, value) points, and the
+frameworks that write them follow conventions that tell where an epoch ended:
+
+- PyTorch Lightning logs an `epoch` scalar (the 0-based epoch in progress) with every log call,
+  and `<name>_epoch` metrics right after each epoch. It logs at step S-1 what happened after
+  global step S (so a checkpoint at step S has its metrics at S-1), and `ModelCheckpoint` with
+  `every_n_train_steps` saves before that step's validation.
+- The Hugging Face Trainer logs `epoch` (TensorBoard: `train/epoch`) as the fraction of epochs
+  done, e.g. 1.3333; it evaluates before it saves.
+- Keras logs `epoch_<metric>` summaries (MLflow autolog: the metrics with step = epoch index) when
+  an epoch ends.
+
+Every marker derived here is approximate; its `reason` says how it was found.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import defaultdict
+from dataclasses import dataclass
+
+DEFAULT_EVAL_PATTERN = r"^(eval|val|valid|validation)([/_]|$)"
+_TOLERANCE = 1e-4
+
+
+@dataclass(frozen=True)
+class Point:
+    ts_us: int
+    step: int
+    value: float
+    source_path: str
+
+
+@dataclass(frozen=True)
+class Marker:
+    ts_us: int
+    step: int | None
+    epoch: int | None
+    source_path: str
+    reason: str
+
+
+Series = dict[str, list[Point]]
+
+
+def detect_style(series: Series, epoch_tag: str | None = None, hint: str | None = None) -> str:
+    """lightning | hf | keras | unknown, from tag names and the epoch scalar's values."""
+    if hint:
+        return hint
+    tags = set(series)
+    if any(t.startswith(("train/", "eval/")) for t in tags):
+        return "hf"
+    epoch = series.get(epoch_tag or "epoch", [])
+    if any(abs(p.value - round(p.value)) > _TOLERANCE for p in epoch):
+        return "hf"
+    if "hp_metric" in tags or any(t.endswith(("_epoch", "_step")) for t in tags):
+        return "lightning"
+    if epoch and min(p.value for p in epoch) < 0.5:
+        return "lightning"
+    if any(t.startswith("epoch_") for t in tags):
+        return "keras"
+    if epoch:
+        return "hf"  # whole epochs counted from 1: the Trainer with logging per epoch
+    return "unknown"
+
+
+def epoch_tag_for(series: Series, style: str, epoch_tag: str | None) -> str | None:
+    if epoch_tag:
+        return epoch_tag if epoch_tag in series else None
+    for candidate in ("train/epoch", "epoch") if style == "hf" else ("epoch",):
+        if candidate in series:
+            return candidate
+    return None
+
+
+def _is_eval(tag: str, eval_pattern: re.Pattern) -> bool:
+    return bool(eval_pattern.search(tag)) or tag.startswith("epoch_val")
+
+
+def epoch_ends(
+    series: Series,
+    style: str,
+    eval_pattern: re.Pattern,
+    epoch_tag: str | None = None,
+    finished: bool | None = None,
+) -> list[Marker]:
+    """The epoch ends that the series show, by the style's convention.
+
+    `finished`: whether the run is known to have ended normally (MLflow FINISHED); it lets the
+    final epoch of a Lightning run count as complete when nothing else says so.
+    """
+    tag = epoch_tag_for(series, style, epoch_tag)
+    if style == "hf" and tag:
+        return _crossings(series[tag], tag)
+    if style == "lightning":
+        epoch_level = {t: p for t, p in series.items() if t.endswith("_epoch") and not _is_eval(t, eval_pattern)}
+        if epoch_level:
+            return _lightning_epoch_metrics(epoch_level, series.get(tag or "epoch", []))
+        if tag:
+            return _lightning_epoch_changes(series[tag], tag, finished)
+        return []
+    if style == "keras":
+        epoch_level = {t: p for t, p in series.items() if t.startswith("epoch_")} or series
+        return _per_epoch_steps(epoch_level)
+    return []
+
+
+def _crossings(points: list[Point], tag: str) -> list[Marker]:
+    ordered = sorted(points, key=lambda p: (p.ts_us, p.step))
+    if not ordered:
+        return []
+    markers = []
+    top = math.floor(max(p.value for p in ordered) + _TOLERANCE)
+    for whole in range(1, top + 1):
+        first = next(p for p in ordered if p.value >= whole - _TOLERANCE)
+        exact_step = abs(first.value - whole) <= _TOLERANCE
+        step = first.step if exact_step or first.value <= 0 else round(whole * first.step / first.value)
+        how = "reached" if exact_step else f"passed ({first.value:.4g} at step {first.step})"
+        markers.append(
+            Marker(
+                first.ts_us,
+                step,
+                whole,
+                first.source_path,
+                f"epoch_end taken from the first log where {tag!r} {how} {whole}: the epoch ended at or before it",
+            )
+        )
+    return markers
+
+
+def _epoch_at(epoch_points: list[Point], step: int) -> int | None:
+    values = [p.value for p in epoch_points if p.step == step]
+    return round(values[-1]) if values else None
+
+
+def _lightning_epoch_metrics(epoch_level: Series, epoch_points: list[Point]) -> list[Marker]:
+    by_step: dict[int, list[Point]] = defaultdict(list)
+    for points in epoch_level.values():
+        for p in points:
+            by_step[p.step].append(p)
+    markers = []
+    names = ", ".join(sorted(epoch_level))
+    for index, step in enumerate(sorted(by_step), start=1):
+        last = max(by_step[step], key=lambda p: (p.ts_us, p.source_path))
+        current = _epoch_at(epoch_points, step)
+        epoch = current + 1 if current is not None else index
+        markers.append(
+            Marker(
+                last.ts_us,
+                step + 1,
+                epoch,
+                last.source_path,
+                f"epoch_end taken from Lightning's epoch-level metrics ({names}), logged right after the epoch",
+            )
+        )
+    return markers
+
+
+def _lightning_epoch_changes(points: list[Point], tag: str, finished: bool | None) -> list[Marker]:
+    ordered = sorted(points, key=lambda p: (p.ts_us, p.step))
+    markers = []
+    reason = "epoch_end taken from the last log of the epoch ({tag!r} = {value}): the epoch ended at or after it"
+    for here, after in zip(ordered, ordered[1:], strict=False):
+        if after.value > here.value + _TOLERANCE:
+            markers.append(
+                Marker(
+                    here.ts_us,
+                    here.step + 1,
+                    round(here.value) + 1,
+                    here.source_path,
+                    reason.format(tag=tag, value=round(here.value)),
+                )
+            )
+    if ordered:
+        last = ordered[-1]
+        complete = finished is True and not markers
+        if markers:
+            steps_per_epoch = markers[0].step / markers[0].epoch if markers[0].epoch else None
+            complete = bool(steps_per_epoch) and last.step + 1 == round(steps_per_epoch * (round(last.value) + 1))
+        if complete:
+            markers.append(
+                Marker(
+                    last.ts_us,
+                    last.step + 1,
+                    round(last.value) + 1,
+                    last.source_path,
+                    reason.format(tag=tag, value=round(last.value)) + " (its last step completes the epoch)",
+                )
+            )
+    return markers
+
+
+def _per_epoch_steps(epoch_level: Series) -> list[Marker]:
+    by_step: dict[int, list[Point]] = defaultdict(list)
+    for points in epoch_level.values():
+        for p in points:
+            by_step[p.step].append(p)
+    names = ", ".join(sorted(epoch_level)[:4]) + (", ..." if len(epoch_level) > 4 else "")
+    markers = []
+    for step in sorted(by_step):
+        last = max(by_step[step], key=lambda p: (p.ts_us, p.source_path))
+        markers.append(
+            Marker(
+                last.ts_us,
+                None,
+                step + 1,
+                last.source_path,
+                f"epoch_end taken from the per-epoch metrics ({names}) logged at epoch index {step}",
+            )
+        )
+    return markers
+
+
+def eval_checkpoints(series: Series, style: str, eval_pattern: re.Pattern, every: int | None) -> list[Marker]:
+    """Checkpoints stood in for by evaluation logs, for runs without checkpoint files.
+
+    `every`: the save interval in steps when known (only evaluations at multiples count); None:
+    every evaluation is taken as a save; 0: none.
+    """
+    if every == 0 or style == "keras":
+        return []
+    by_step: dict[int, list[Point]] = defaultdict(list)
+    for tag, points in series.items():
+        if _is_eval(tag, eval_pattern):
+            for p in points:
+                by_step[p.step].append(p)
+    markers = []
+    for logged_step in sorted(by_step):
+        group = by_step[logged_step]
+        if style == "lightning":
+            step = logged_step + 1
+            first = min(group, key=lambda p: (p.ts_us, p.source_path))
+            picked, reason = (
+                first,
+                f"no checkpoint file found: time of the evaluation logged at step {logged_step} "
+                f"(Lightning logs step {step} as {logged_step}; ModelCheckpoint(every_n_train_steps) saves "
+                "just before that validation, so earlier)",
+            )
+        else:
+            step = logged_step
+            last = max(group, key=lambda p: (p.ts_us, p.source_path))
+            picked, reason = (
+                last,
+                f"no checkpoint file found: time of the evaluation at step {step} "
+                "(the Trainer saves right after evaluating, so later)",
+            )
+        if step <= 0 or (every and step % every):
+            continue
+        markers.append(Marker(picked.ts_us, step, None, picked.source_path, reason))
+    return markers

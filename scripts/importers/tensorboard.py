@@ -1,0 +1,279 @@
+"""TensorBoard event files (`events.out.tfevents.*`) -> runs of contract events.
+
+One run per folder of event files (Keras' `train/` and `validation/` folders are one run, their
+parent). Records are read with TensorBoard's own record reader and protobufs, the ones its
+`EventFileLoader` uses; that loader stops silently at a corrupt or truncated record, and an
+import must name such a record, so the reader is driven here directly.
+
+What TensorBoard can tell, and how exactly:
+
+- run_start: the first event's wall time (the writer's creation): approximate, set-up before it
+  is not seen;
+- run_end: the last event's (or a later checkpoint file's) wall time: approximate, work after
+  the last logged scalar is not seen; TensorBoard keeps no run status, so the run is taken as
+  completed (said in the approximation);
+- epoch_end: from the framework's epoch signals (see scalars.py): approximate;
+- checkpoint: checkpoint files beside the logs, by modification time: exact; without any, the
+  evaluation logs at the checkpoint steps: approximate.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import yaml
+from tensorboard import data_compat
+from tensorboard.compat.proto import event_pb2
+from tensorboard.compat.tensorflow_stub import errors as tf_errors
+from tensorboard.compat.tensorflow_stub.pywrap_tensorflow import PyRecordReader_New
+from tensorboard.util import tensor_util
+
+from . import scalars
+from .checkpoints import CheckpointFile, find_checkpoints
+from .common import UNSPECIFIED_TASK, Options, Outcome, Reject, Run, display_path, us_from_seconds
+
+FORMAT = "tensorboard"
+EVENT_FILE = re.compile(r"(^|\.)events\.out\.tfevents\.")
+KERAS_SPLITS = ("train", "validation")
+CHECKPOINT_GRACE_US = 600 * 1_000_000  # a checkpoint this long after the last event still counts
+START_REASON = "run_start taken from the first TensorBoard event (the writer's creation): set-up before it is not seen"
+END_REASON = "run_end taken from the last TensorBoard event: work after the last logged scalar is not seen"
+NO_STATUS = "; TensorBoard records no run status, so the run is taken as completed"
+
+
+def is_event_file(path: Path) -> bool:
+    return bool(EVENT_FILE.search(path.name)) and path.is_file()
+
+
+def run_folder(event_file: Path) -> Path:
+    """The folder that is one run: the file's folder, or its parent for Keras' train/validation."""
+    folder = event_file.parent
+    if folder.name in KERAS_SPLITS:
+        return folder.parent
+    return folder
+
+
+class FileRead:
+    """What one event file held: scalar points, text summaries, first and last wall times."""
+
+    def __init__(self, path: Path, shown: str, prefix: str = "") -> None:
+        self.path = path
+        self.shown = shown
+        self.prefix = prefix
+        self.series: scalars.Series = {}
+        self.texts: dict[str, str] = {}
+        self.first_us: int | None = None
+        self.last_us: int | None = None
+        self.events = 0
+        self.rejects: list[Reject] = []
+
+    def read(self) -> FileRead:
+        try:
+            reader = PyRecordReader_New(str(self.path), 0, None, None)
+        except (OSError, tf_errors.OpError) as error:
+            self._reject("unreadable_event_file", f"cannot open: {error}")
+            return self
+        try:
+            while True:
+                try:
+                    reader.GetNext()
+                except tf_errors.OutOfRangeError:
+                    break
+                except tf_errors.DataLossError as error:
+                    truncated = "truncated record" in str(error)
+                    where = f"after {self.events} good record(s)"
+                    if self.events == 0:
+                        self._reject("unreadable_event_file", f"first record unreadable ({_short(error)})")
+                    elif truncated:
+                        self._reject("truncated_record", f"file ends inside record {self.events + 1} ({where})")
+                    else:
+                        self._reject("corrupt_record", f"record {self.events + 1} {_short(error)}; {where}")
+                    break
+                try:
+                    event = event_pb2.Event.FromString(reader.record())
+                except Exception as error:  # protobuf's DecodeError and friends
+                    reason = "unreadable_event_file" if self.events == 0 else "corrupt_record"
+                    self._reject(reason, f"record {self.events + 1} is not an Event: {_short(error)}")
+                    break
+                self.events += 1
+                self._take(event)
+        except OSError as error:
+            self._reject("unreadable_event_file", f"read failed: {error}")
+        finally:
+            reader.file_handle.close()
+        return self
+
+    def _reject(self, reason: str, detail: str) -> None:
+        self.rejects.append(Reject(FORMAT, self.shown, reason, detail))
+
+    def _take(self, event: event_pb2.Event) -> None:
+        if event.wall_time <= 0:
+            return
+        us = us_from_seconds(event.wall_time)
+        self.first_us = us if self.first_us is None else min(self.first_us, us)
+        self.last_us = us if self.last_us is None else max(self.last_us, us)
+        if not event.HasField("summary"):
+            return
+        for raw in event.summary.value:
+            value = data_compat.migrate_value(raw)
+            plugin = value.metadata.plugin_data.plugin_name
+            if plugin == "scalars" or value.HasField("simple_value"):
+                try:
+                    number = float(tensor_util.make_ndarray(value.tensor).item())
+                except (ValueError, TypeError):
+                    continue
+                point = scalars.Point(us, int(event.step), number, self.shown)
+                self.series.setdefault(self.prefix + value.tag, []).append(point)
+            elif plugin == "text" and value.tag not in self.texts:
+                try:
+                    text = tensor_util.make_ndarray(value.tensor).item()
+                except (ValueError, TypeError):
+                    continue
+                if isinstance(text, bytes):
+                    self.texts[value.tag] = text.decode("utf-8", "replace")
+
+
+def _short(error: Exception) -> str:
+    return str(error).strip().splitlines()[-1][:200] if str(error).strip() else type(error).__name__
+
+
+def _config(folder: Path, texts: dict[str, str]) -> tuple[dict, dict]:
+    """(config, trainer args): Lightning's hparams.yaml, or the HF Trainer's args text summary."""
+    hparams = folder / "hparams.yaml"
+    config: dict = {}
+    if hparams.is_file():
+        try:
+            loaded = yaml.safe_load(hparams.read_text(encoding="utf-8"))
+            if isinstance(loaded, dict):
+                config = loaded
+        except (OSError, UnicodeDecodeError, yaml.YAMLError):
+            config = {}
+    args: dict = {}
+    for tag, text in texts.items():
+        if tag.startswith("args"):
+            try:
+                loaded = json.loads(text.strip().strip("`"))
+            except json.JSONDecodeError:
+                continue
+            if isinstance(loaded, dict):
+                args = loaded
+    return (config or args), args
+
+
+def _checkpoint_folders(folder: Path) -> tuple[list[Path], list[bool]]:
+    """Where checkpoints of this run may lie: inside the run folder, and for the HF Trainer the
+    output_dir that holds `runs/<name>/` (its `checkpoint-S/` folders)."""
+    folders, deep = [folder], [True]
+    if folder.parent.name == "runs":
+        folders.append(folder.parent.parent)
+        deep.append(False)
+    return folders, deep
+
+
+def _save_every(args: dict, options: Options) -> int | None:
+    if options.checkpoint_every is not None:
+        return options.checkpoint_every
+    strategy = str(args.get("save_strategy", "")).lower().rsplit(".", 1)[-1]
+    if strategy == "no":
+        return 0
+    if strategy == "steps" and isinstance(args.get("save_steps"), int | float) and args["save_steps"] >= 1:
+        return int(args["save_steps"])
+    return None
+
+
+def import_run(folder: Path, files: list[Path], root: Path, options: Options) -> Outcome:
+    """Import the event files of one run folder found below root."""
+    outcome = Outcome()
+    reads = []
+    for path in sorted(files):
+        prefix = "validation/" if path.parent.name == "validation" and path.parent.parent == folder else ""
+        read = FileRead(path, display_path(path), prefix).read()
+        outcome.rejects.extend(read.rejects)
+        reads.append(read)
+    timed = [r for r in reads if r.first_us is not None]
+    if not timed:
+        if not outcome.rejects:
+            outcome.rejects.append(Reject(FORMAT, display_path(folder), "empty_run", "no event with a wall time"))
+        return outcome
+
+    series: scalars.Series = {}
+    texts: dict[str, str] = {}
+    for read in reads:
+        for tag, points in read.series.items():
+            series.setdefault(tag, []).extend(points)
+        texts.update({k: v for k, v in read.texts.items() if k not in texts})
+    config, args = _config(folder, texts)
+    style = scalars.detect_style(series, options.epoch_metric)
+
+    root_name = Path(display_path(root)).resolve().name or "tensorboard"
+    relative = folder.relative_to(root).as_posix() if folder != root else ""
+    run_id = f"{root_name}/{relative}" if relative else root_name
+    if options.task:
+        task, task_source = options.task, "option"
+    elif config.get(options.task_key) or args.get(options.task_key):
+        task, task_source = str(config.get(options.task_key) or args[options.task_key]), f"hparam:{options.task_key}"
+    else:
+        task, task_source = UNSPECIFIED_TASK, "default"
+    run = Run(
+        run_id=run_id,
+        source_format=FORMAT,
+        collection=options.collection or root_name,
+        task=task,
+        config=config,
+        run_fields={
+            "source_run_id": display_path(folder),
+            "source_status": None,
+            "framework": style,
+            "task_source": task_source,
+        },
+    )
+
+    first = min(timed, key=lambda r: (r.first_us, r.shown))
+    last = max(timed, key=lambda r: (r.last_us, r.shown))
+    start_us, end_us = first.first_us, last.last_us
+    run.add("run_start", start_us, first.shown, START_REASON)
+
+    folders, deep = _checkpoint_folders(folder)
+    files_found: list[CheckpointFile] = []
+    for found in find_checkpoints(folders, deep):
+        if start_us <= found.mtime_us <= end_us + CHECKPOINT_GRACE_US:
+            files_found.append(found)
+        else:
+            outcome.rejects.append(
+                Reject(
+                    FORMAT,
+                    display_path(found.path),
+                    "checkpoint_outside_run",
+                    f"modified at {found.mtime_us / 1e6:.3f}, outside the run's events "
+                    f"{start_us / 1e6:.3f}..{end_us / 1e6:.3f}: not used",
+                )
+            )
+    for found in files_found:
+        run.add("checkpoint", found.mtime_us, display_path(found.path), None, step=found.step)
+    if not files_found:
+        every = _save_every(args, options)
+        for marker in scalars.eval_checkpoints(series, style, options.eval_pattern, every):
+            run.add("checkpoint", marker.ts_us, marker.source_path, marker.reason, step=marker.step)
+
+    for marker in scalars.epoch_ends(series, style, options.eval_pattern, options.epoch_metric):
+        fields = {"epoch": marker.epoch}
+        if marker.step is not None:
+            fields["step"] = marker.step
+        run.add("epoch_end", marker.ts_us, marker.source_path, marker.reason, **fields)
+
+    end_source, end_reason = last.shown, END_REASON
+    if files_found and files_found[-1].mtime_us > end_us:
+        end_us = files_found[-1].mtime_us
+        end_source = display_path(files_found[-1].path)
+        end_reason = "run_end taken from the last checkpoint file, written after the last TensorBoard event"
+    finished_logged = any(tag.endswith("train_runtime") for tag in series)
+    if finished_logged:
+        end_reason += "; the Trainer logged its end-of-training summary, so the run completed"
+        run.run_fields["source_status"] = "train_runtime logged"
+    else:
+        end_reason += NO_STATUS
+    run.add("run_end", end_us, end_source, end_reason, status="completed")
+    outcome.runs.append(run)
+    return outcome
