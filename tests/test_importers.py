@@ -35,6 +35,8 @@ from importer_fixtures import (
     seconds,
 )
 from pipeline import REPO, build, copy_project
+from report.markdown import escape_text
+from report.render import render_reports
 
 SCHEMA = json.loads((REPO / "models" / "staging" / "runlens_event.schema.json").read_text())
 
@@ -511,6 +513,12 @@ def test_imported_runs_reach_fct_runs_with_the_recorded_wall_time(tmp_path, tens
             "select run_id, status, is_analyzed, wall_seconds, tail_seconds, interval_count"
             " from fct_runs order by run_id"
         ).fetchall()
+        provenance = {
+            row[0]: row[1:]
+            for row in connection.execute(
+                "select run_id, source_format, has_approximate_markers, approximate_markers from fct_runs"
+            ).fetchall()
+        }
         quality = connection.execute(
             "select sum(accepted), sum(rejected), sum(duplicates) from agg_file_data_quality"
         ).fetchone()
@@ -539,6 +547,14 @@ def test_imported_runs_reach_fct_runs_with_the_recorded_wall_time(tmp_path, tens
         slack = tolerance(end, final_epoch)
         assert recorded_tail[0] - slack <= tail <= recorded_tail[1] + slack, (run_id, tail, recorded_tail)
         assert wall == pytest.approx(seconds(end["ts"]) - seconds(start["ts"]), abs=1e-6)
+        markers = [line for line in lines if line["event"] in ("run_start", "checkpoint", "epoch_end", "run_end")]
+        approximate = sum(line["is_approximate"] for line in markers)
+        assert provenance[run_id] == (lines[0]["source_format"], approximate > 0, approximate)
+    # the approximations are named in each profile's Limits
+    render_reports(database, tmp_path / "reports")
+    pages = "\n".join(page.read_text() for page in (tmp_path / "reports").rglob("profile.md"))
+    assert "Some marker times are stand-ins" in pages
+    assert escape_text(of(runs[rows[0][0]], "run_start")[0]["approximation"]) in pages
 
 
 def test_cli_refuses_a_missing_path(tmp_path, capsys):
