@@ -18,7 +18,7 @@ sample: build
 
 build: $(VENV)/.installed-runtime
 	@test -d "$${RUNLENS_RAW_DIR:-data/sample}" || { echo "runlens: raw log folder $${RUNLENS_RAW_DIR:-data/sample} does not exist: set RUNLENS_RAW_DIR to a folder of *.jsonl logs" >&2; exit 2; }
-	$(BIN)/dbt build
+	$(BIN)/python scripts/build.py
 
 # Import existing TensorBoard / MLflow / text logs into imported/ (the contract's JSONL), build the
 # marts from them into imported.duckdb and render the reports into reports/imported/.
@@ -26,7 +26,7 @@ IMPORTED ?= imported
 profile: $(VENV)/.installed-importers
 	@test -n "$(FROM)" || { echo 'runlens: say what to import: make profile FROM="/path/to/mlruns /path/to/lightning_logs"' >&2; exit 2; }
 	$(BIN)/python scripts/import_logs.py $(FROM) --out $(IMPORTED) $(if $(FORMAT),--format $(FORMAT))
-	RUNLENS_RAW_DIR=$(IMPORTED) RUNLENS_DB=$(IMPORTED).duckdb $(BIN)/dbt build
+	RUNLENS_RAW_DIR=$(IMPORTED) RUNLENS_DB=$(IMPORTED).duckdb $(BIN)/python scripts/build.py
 	$(BIN)/python scripts/render_report.py --db $(IMPORTED).duckdb --out reports/imported
 
 test: $(VENV)/.installed-dev lint
@@ -54,4 +54,4 @@ $(VENV)/.installed-dev: requirements.txt requirements-importers.txt requirements
 	touch $@ $(VENV)/.installed-runtime $(VENV)/.installed-importers
 
 clean:
-	rm -rf target logs runlens.duckdb reports/*/ reports/index.md imported imported.duckdb
+	rm -rf target logs runlens.duckdb* reports/*/ reports/index.md imported imported.duckdb*

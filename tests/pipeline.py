@@ -65,3 +65,10 @@ def build(project: Path, raw_dir: Path, database: Path) -> subprocess.CompletedP
     if result.returncode != 0:
         raise AssertionError(f"dbt build failed over {raw_dir}:\n{result.stdout[-6000:]}\n{result.stderr[-3000:]}")
     return result
+
+
+def rounded(rows: list[tuple]) -> list[tuple]:
+    """Floats to 12 significant digits: sums over rows stored in another physical order (an
+    incremental build against a full one) may differ in the last bit, which is no difference in
+    any figure."""
+    return [tuple(float(f"{value:.12g}") if isinstance(value, float) else value for value in row) for row in rows]

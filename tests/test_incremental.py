@@ -10,7 +10,7 @@ import shutil
 import duckdb
 import pytest
 from conftest import FAULTY
-from pipeline import build, copy_project, run_dbt
+from pipeline import build, copy_project, rounded, run_dbt
 
 COMPARED = [
     "stg_events",
@@ -29,12 +29,6 @@ COMPARED = [
     "dim_collections",
     "agg_reject_reasons",
 ]
-
-
-def rounded(rows: list[tuple]) -> list[tuple]:
-    """Floats to 12 significant digits: sums over runs stored in another physical order may
-    differ in the last bit, which is not a difference in any figure."""
-    return [tuple(float(f"{value:.12g}") if isinstance(value, float) else value for value in row) for row in rows]
 
 
 def snapshot(database) -> dict[str, list]:

@@ -1,0 +1,71 @@
+"""Crash-safe, one-at-a-time `dbt build` of the runlens marts.
+
+    python scripts/build.py [DBT BUILD ARGS...]      (make sample runs this)
+
+The build never writes the database that readers use. It copies `$RUNLENS_DB` (default
+runlens.duckdb) to `<db>.next`, runs `dbt build` on the copy (incremental models need the
+previous state), and only when dbt succeeds replaces the database with the copy in one atomic
+rename. So a report or an ad-hoc query during a build reads the previous build's marts, whole and
+consistent; a build killed at any moment leaves the previous database untouched (the next build
+removes the stale copy and starts again); and a second build started while one runs stops at once
+with a one-line message naming the lock file, instead of corrupting anything.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def database_path() -> Path:
+    return Path(os.environ.get("RUNLENS_DB", REPO / "runlens.duckdb")).resolve()
+
+
+def fsync_directory(folder: Path) -> None:
+    descriptor = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
+
+
+def build(dbt_args: list[str]) -> int:
+    database = database_path()
+    building = database.with_name(database.name + ".next")
+    lock_path = database.with_name(database.name + ".lock")
+    with open(lock_path, "a") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            print(f"runlens: another build holds {lock_path}: wait for it to finish, then build again", file=sys.stderr)
+            return 2
+        for stale in (building, building.with_name(building.name + ".wal")):
+            stale.unlink(missing_ok=True)
+        if database.exists():
+            shutil.copyfile(database, building)
+            wal = database.with_name(database.name + ".wal")
+            if wal.exists():
+                shutil.copyfile(wal, building.with_name(building.name + ".wal"))
+        dbt = Path(sys.executable).with_name("dbt")
+        environment = {**os.environ, "RUNLENS_DB": str(building)}
+        environment.setdefault("DBT_PROFILES_DIR", str(REPO))
+        result = subprocess.run([str(dbt), "build", *dbt_args], cwd=REPO, env=environment, check=False)
+        if result.returncode != 0:
+            building.unlink(missing_ok=True)
+            print(f"runlens: dbt build failed; {database} still holds the previous build", file=sys.stderr)
+            return result.returncode
+        with open(building, "rb+") as handle:
+            os.fsync(handle.fileno())
+        os.replace(building, database)
+        fsync_directory(database.parent)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(build(sys.argv[1:]))

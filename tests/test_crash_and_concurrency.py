@@ -1,0 +1,113 @@
+"""Crash safety and concurrent use of scripts/build.py (issue: trust under faults).
+
+A build killed at a random moment leaves the previous marts readable and unchanged, and the next
+build recovers without manual steps; a report or query during a build reads the previous build;
+a second build started meanwhile stops with a one-line message naming the lock."""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+import duckdb
+import pytest
+from conftest import FAULTY
+from pipeline import REPO, copy_project, rounded, run_dbt
+from report.render import render_reports
+
+MARTS = ["fct_runs", "fct_run_intervals", "agg_collection_runtime", "agg_file_data_quality", "cmp_collections"]
+NEW_RUNS = "".join(
+    f'{{"run_id": "late-{n}", "event": "{event}", "ts": "2025-01-02T00:{minute:02d}:00Z",'
+    ' "collection": "fixture/alpha", "task": "classify"}\n'
+    for n in range(40)
+    for event, minute in (("run_start", 0), ("epoch_end", 20 + n % 30), ("run_end", 55))
+)
+
+
+def snapshot(database) -> dict[str, list]:
+    with duckdb.connect(str(database), read_only=True) as connection:
+        return {
+            mart: rounded(
+                connection.sql(
+                    f"select * {'exclude (modified_at)' if mart == 'agg_file_data_quality' else ''}"
+                    f" from {mart} order by all"
+                ).fetchall()
+            )
+            for mart in MARTS
+        }
+
+
+@pytest.fixture
+def project(tmp_path):
+    project = copy_project(tmp_path / "project", FAULTY / "collections.csv")
+    (project / "scripts").mkdir()
+    shutil.copy2(REPO / "scripts" / "build.py", project / "scripts" / "build.py")
+    raw = tmp_path / "raw"
+    shutil.copytree(FAULTY, raw)
+    return project, raw, project / "runlens.duckdb"
+
+
+def start_build(project, raw, database) -> subprocess.Popen:
+    env = {**os.environ, "RUNLENS_RAW_DIR": str(raw), "RUNLENS_DB": str(database), "DBT_PROFILES_DIR": str(project)}
+    return subprocess.Popen(
+        [sys.executable, str(project / "scripts" / "build.py")],
+        cwd=project,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+
+
+def finish(process: subprocess.Popen) -> subprocess.CompletedProcess:
+    stdout, stderr = process.communicate(timeout=600)
+    return subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr)
+
+
+def test_killed_build_leaves_previous_marts_and_the_next_build_recovers(project, tmp_path):
+    project, raw, database = project
+    assert finish(start_build(project, raw, database)).returncode == 0
+    before = snapshot(database)
+    (raw / "alpha" / "late.jsonl").write_text(NEW_RUNS)
+    moment = random.Random(os.environ.get("RUNLENS_CRASH_SEED", "7")).uniform(1.0, 6.0)
+    process = start_build(project, raw, database)
+    time.sleep(moment)
+    os.killpg(process.pid, signal.SIGKILL)
+    process.wait()
+    assert snapshot(database) == before, f"killed {moment:.2f} s into the build, the marts changed"
+    assert finish(start_build(project, raw, database)).returncode == 0
+    full = tmp_path / "full.duckdb"
+    assert run_dbt(project, raw, full, "build").returncode == 0
+    assert snapshot(database) == snapshot(full)
+    assert not database.with_name(database.name + ".next").exists()
+
+
+def test_reads_during_a_build_see_the_previous_build_and_a_second_build_is_refused(project, tmp_path):
+    project, raw, database = project
+    assert finish(start_build(project, raw, database)).returncode == 0
+    before = snapshot(database)
+    render_reports(database, tmp_path / "before")
+    (raw / "alpha" / "late.jsonl").write_text(NEW_RUNS)
+    first = start_build(project, raw, database)
+    building = database.with_name(database.name + ".next")
+    deadline = time.monotonic() + 120
+    while not building.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert building.exists(), "the build never started"
+    second = finish(start_build(project, raw, database))
+    assert second.returncode == 2
+    assert second.stderr.strip().splitlines() == [
+        f"runlens: another build holds {database}.lock: wait for it to finish, then build again"
+    ]
+    assert snapshot(database) == before  # an ad-hoc query during the build
+    render_reports(database, tmp_path / "during")  # a report during the build
+    assert (tmp_path / "during" / "index.md").read_bytes() == (tmp_path / "before" / "index.md").read_bytes()
+    assert finish(first).returncode == 0
+    with duckdb.connect(str(database), read_only=True) as connection:
+        assert connection.execute("select count(*) from fct_runs where run_id like 'late-%'").fetchone()[0] == 40
