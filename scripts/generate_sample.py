@@ -14,6 +14,18 @@ Deterministic (random.Random(--seed), gzip mtime=0). Re-running first deletes
 the *.jsonl and *.jsonl.gz files in the three folders it owns.
 
 Usage: python scripts/generate_sample.py [--out DIR] [--seed N]
+
+Scale mode (benchmarks, scripts/bench.py): with --runs N it writes N synthetic runs instead,
+spread over 4 collections of 6 tasks (``scale/sweep-a`` .. ``scale/sweep-d``), ~10 events a
+run (run_start, 7 checkpoints, epoch_end, run_end; some runs also a profile, a resume after a
+crash, a failure or no run_end), with a fraction --fault-rate of extra faulty lines (truncated
+JSON, invalid UTF-8, exact duplicates). --layout per-run writes one file per run under
+<out>/<collection-slug>/ (every 50th gzipped); --layout sharded writes files of --shard-runs runs
+each, <out>/shards/shard-<index of its first run, 8 digits>.jsonl (every third one gzipped). Run
+i's lines depend only on --seed and i, so both layouts hold the same lines. --out is required in
+scale mode; it first deletes the *.jsonl and *.jsonl.gz files in the folders scale mode owns.
+
+  python scripts/generate_sample.py --runs 100000 --layout sharded --out /tmp/logs
 """
 
 from __future__ import annotations
@@ -255,17 +267,226 @@ def write_run(out: Path, run: Run) -> None:
     write_lines(path, [line.encode() for line in run_lines(run)], gz="gz" in run.quirks)
 
 
+# ---------------------------------------------------------------------------------------------
+# Scale mode: many synthetic runs for benchmarks (--runs N). Built for speed: times are integer
+# milliseconds, lines are formatted as strings (no json.dumps, no datetime per event).
+
+# (collection, speed factor, the config keys that tell it from the others)
+SCALE_COLLECTIONS = (
+    ("scale/sweep-a", 1.0, '"optimizer": {"lr": 0.0003}, "beta_schedule": "linear"'),
+    ("scale/sweep-b", 0.9, '"optimizer": {"lr": 0.0003}, "beta_schedule": "cosine"'),
+    ("scale/sweep-c", 1.1, '"optimizer": {"lr": 0.0006}, "beta_schedule": "cosine"'),
+    ("scale/sweep-d", 0.8, '"optimizer": {"lr": 0.0003}, "beta_schedule": "cosine", "eval_samples": 500'),
+)
+SCALE_BASELINES = {"scale/sweep-b": "scale/sweep-a", "scale/sweep-c": "scale/sweep-a", "scale/sweep-d": "scale/sweep-b"}
+SCALE_TASKS = tuple(V3_TASKS)
+SCALE_START_MS = 1_743_465_600_000  # 2025-04-01T00:00:00Z
+SCALE_SPAN_MS = 60 * 86_400_000  # runs start within 60 days
+SHARD_DIR = "shards"
+# per-run odds of a fate (else completed) and of the extras
+P_FAILED, P_INCOMPLETE, P_RESUMED = 0.015, 0.015, 0.02
+P_PROFILE, P_OUT_OF_ORDER = 0.25, 0.02
+# ts styles and their cumulative odds: milliseconds + Z, whole seconds + Z, +02:00, epoch seconds
+SCALE_STYLES = ((0.70, "ms"), (0.90, "z"), (0.95, "offset"), (1.0, "epoch"))
+PER_RUN_GZIP_EVERY, SHARD_GZIP_EVERY = 50, 3
+_DAYS: dict[int, str] = {}
+
+
+def scale_ts(ms: int, style: str) -> str:
+    """The JSON text of a `ts` value at ms (Unix milliseconds) in a style, without datetime."""
+    if style == "epoch":
+        return f"{ms // 1000}.{ms % 1000:03d}"
+    if style == "offset":
+        ms += 7_200_000
+    seconds, frac = divmod(ms, 1000)
+    day, of_day = divmod(seconds, 86_400)
+    date = _DAYS.get(day)
+    if date is None:
+        date = _DAYS[day] = (EPOCH0 + timedelta(days=day)).date().isoformat()
+    hour, rest = divmod(of_day, 3600)
+    minute, second = divmod(rest, 60)
+    if style == "z":
+        return f'"{date}T{hour:02d}:{minute:02d}:{second:02d}Z"'
+    zone = "+02:00" if style == "offset" else "Z"
+    return f'"{date}T{hour:02d}:{minute:02d}:{second:02d}.{frac:03d}{zone}"'
+
+
+@dataclass
+class ScaleRun:
+    index: int
+    run_id: str
+    collection: str
+    style: str
+    lines: list[bytes]  # the run's lines, faulty extra lines included, without line ends
+    end_ms: int  # the time of its final run_end, else of its last event
+
+    @property
+    def gz(self) -> bool:
+        return self.index % PER_RUN_GZIP_EVERY == 7
+
+    @property
+    def per_run_path(self) -> str:
+        return f"{slug(self.collection)}/{self.run_id}.jsonl" + (".gz" if self.gz else "")
+
+
+def scale_run(seed: int, index: int, fault_rate: float = 0.001) -> ScaleRun:
+    """Run number index of the scale data set: a function of (seed, index) only."""
+    rng = random.Random((seed << 40) | index)
+    collection, speed, cfg = SCALE_COLLECTIONS[index % len(SCALE_COLLECTIONS)]
+    task = SCALE_TASKS[(index // len(SCALE_COLLECTIONS)) % len(SCALE_TASKS)]
+    run_id = f"{collection.rsplit('/', 1)[-1]}-{task}-{index:07d}"
+    draw = rng.random()
+    style = next(name for odds, name in SCALE_STYLES if draw < odds)
+    quantum = 1000 if style == "z" else 1
+    mean_h, width, tail_share = V3_TASKS[task]
+    scale = (1 + width * SPREAD[rng.randrange(len(SPREAD))]) * rng.uniform(0.95, 1.05)
+    total_s = mean_h * 3600 * speed * scale
+    windows, tail = v3_windows(rng, total_s, total_s * tail_share * scale ** (TAIL_EXP - 1))
+    fate = rng.random()
+    failed = fate < P_FAILED
+    incomplete = P_FAILED <= fate < P_FAILED + P_INCOMPLETE
+    resumed = P_FAILED + P_INCOMPLETE <= fate < P_FAILED + P_INCOMPLETE + P_RESUMED
+    head = f'{{"run_id": "{run_id}", "event": "'
+    config = f'{{"model": {{"layers": 4, "d_model": 256}}, {cfg}, "seed": {rng.randrange(5)}'
+    start_fields = f', "collection": "{collection}", "task": "{task}", "config": {config}'
+    lines: list[str] = []
+    t = SCALE_START_MS + rng.randrange(SCALE_SPAN_MS)
+
+    def at(ms: float) -> int:
+        ms = int(ms)
+        return ms - ms % quantum
+
+    t0 = t = at(t)
+    end_ms = None
+    lines.append(f'{head}run_start", "ts": {scale_ts(t, style)}{start_fields}}}}}')
+    for step, window in zip(STEPS, windows[:-1], strict=True):
+        t = at(t + window * 1000)
+        lines.append(f'{head}checkpoint", "ts": {scale_ts(t, style)}, "step": {step}}}')
+        if failed and step == 600:
+            end_ms = at(t + window * 400)
+            lines.append(f'{head}run_end", "ts": {scale_ts(end_ms, style)}, "status": "failed"}}')
+            break
+        if incomplete and step == 1000:
+            break
+        if resumed and step == 800:  # crash, restart after a gap
+            t = at(t + RESUME_GAP_S * 1000 * rng.uniform(0.5, 1.5))
+            lines.append(f'{head}run_start", "ts": {scale_ts(t, style)}{start_fields}, "resumed_from_step": 800}}}}')
+    else:
+        t = at(t + windows[-1] * 1000)
+        lines.append(f'{head}epoch_end", "ts": {scale_ts(t, style)}, "epoch": 1, "step": 1500}}')
+        end_ms = at(t + tail * 1000)
+        status = ', "status": "completed"' if index % 3 else ""
+        lines.append(f'{head}run_end", "ts": {scale_ts(end_ms, style)}{status}}}')
+        if rng.random() < P_OUT_OF_ORDER:  # step_1400 after epoch_end; the pipeline sorts
+            lines[-3], lines[-2] = lines[-2], lines[-3]
+    last = end_ms if end_ms is not None else t
+    if (end_ms is not None and not failed and rng.random() < P_PROFILE) or (incomplete and rng.random() < 0.5):
+        wall = (last - t0) / 1000 - rng.uniform(5, 60) if end_ms is not None else total_s * 0.98
+        sections = ", ".join(f'"{name}": {wall * share * jitter(rng, 0.04):.1f}' for name, share in V2_SECTIONS.items())
+        last = at(last + rng.uniform(1000, 5000))
+        lines.append(
+            f'{head}profile", "ts": {scale_ts(last, style)}, "wall_seconds": {wall:.1f}, "sections": {{{sections}}}}}'
+        )
+    encoded = []
+    for line in lines:
+        data = line.encode()
+        encoded.append(data)
+        if fault_rate and rng.random() < fault_rate:  # an extra faulty line after this one
+            kind = rng.randrange(3)
+            if kind == 0:  # truncated JSON
+                encoded.append(data[: len(data) // 2])
+            elif kind == 1:  # invalid UTF-8 (in the run_id: a reader that lets it through sees another run)
+                encoded.append(data.replace(b'", "event"', b'\xff", "event"', 1))
+            else:  # an exact duplicate
+                encoded.append(data)
+    return ScaleRun(index, run_id, collection, style, encoded, end_ms if end_ms is not None else last)
+
+
+def write_scale(
+    out: Path,
+    seed: int,
+    first: int,
+    count: int,
+    layout: str = "per-run",
+    shard_runs: int = 10_000,
+    fault_rate: float = 0.001,
+) -> dict:
+    """Write runs first .. first+count-1; returns counts (runs, files, lines, bytes on disk).
+
+    per-run: <out>/<collection-slug>/<run_id>.jsonl[.gz]; sharded: <out>/shards/shard-<first run
+    index of the shard, 8 digits>.jsonl[.gz], a shard holding the runs of one block of shard_runs
+    run indices (so runs added later with a higher first index land in new shards)."""
+    stats = {"runs": 0, "files": 0, "lines": 0, "bytes": 0}
+
+    def emit(path: Path, chunks: list[bytes], gz: bool) -> None:
+        data = b"\n".join(chunks) + b"\n"
+        stats["lines"] += len(chunks)
+        if gz:
+            path = path.with_name(path.name + ".gz")
+            data = gzip.compress(data, compresslevel=6, mtime=0)
+        path.write_bytes(data)
+        stats["files"] += 1
+        stats["bytes"] += len(data)
+
+    if layout == "per-run":
+        for collection, _, _ in SCALE_COLLECTIONS:
+            (out / slug(collection)).mkdir(parents=True, exist_ok=True)
+        for index in range(first, first + count):
+            run = scale_run(seed, index, fault_rate)
+            emit(out / slug(run.collection) / f"{run.run_id}.jsonl", run.lines, run.gz)
+            stats["runs"] += 1
+        return stats
+    if layout != "sharded":
+        raise ValueError(f"unknown layout {layout!r}")
+    (out / SHARD_DIR).mkdir(parents=True, exist_ok=True)
+    index, end = first, first + count
+    while index < end:
+        block = index // shard_runs
+        stop = min(end, (block + 1) * shard_runs)
+        chunks: list[bytes] = []
+        for number in range(index, stop):
+            chunks.extend(scale_run(seed, number, fault_rate).lines)
+        emit(out / SHARD_DIR / f"shard-{index:08d}.jsonl", chunks, block % SHARD_GZIP_EVERY == SHARD_GZIP_EVERY - 1)
+        stats["runs"] += stop - index
+        index = stop
+    return stats
+
+
+def clean_scale(out: Path) -> None:
+    for sub in [slug(c) for c, _, _ in SCALE_COLLECTIONS] + [SHARD_DIR]:
+        for pattern in ("*.jsonl", "*.jsonl.gz"):
+            for path in (out / sub).glob(pattern):
+                path.unlink()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=REPO / "data" / "sample")
+    parser.add_argument("--out", type=Path, default=None, help="output folder (default data/sample)")
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--runs", type=int, default=None, help="scale mode: write this many synthetic runs")
+    parser.add_argument("--layout", choices=("per-run", "sharded"), default="per-run", help="scale mode")
+    parser.add_argument("--shard-runs", type=int, default=10_000, help="scale mode: runs per shard file")
+    parser.add_argument("--fault-rate", type=float, default=0.001, help="scale mode: share of extra faulty lines")
     args = parser.parse_args()
-    clean(args.out)
-    v3 = v3_runs(args.seed)
-    for run in v3 + v2_runs(args.seed):
-        write_run(args.out, run)
-    faults = args.out / FAULTS_DIR / "mixed_faults.jsonl"
-    write_lines(faults, fault_lines(v3), eol=b"\r\n")
+    if args.runs is None:
+        out = args.out or REPO / "data" / "sample"
+        clean(out)
+        v3 = v3_runs(args.seed)
+        for run in v3 + v2_runs(args.seed):
+            write_run(out, run)
+        faults = out / FAULTS_DIR / "mixed_faults.jsonl"
+        write_lines(faults, fault_lines(v3), eol=b"\r\n")
+        return
+    if args.out is None:
+        parser.error("--runs needs --out (scale data never goes into data/sample)")
+    if args.runs < 0 or args.shard_runs < 1 or not 0 <= args.fault_rate < 1:
+        parser.error("--runs >= 0, --shard-runs >= 1 and 0 <= --fault-rate < 1")
+    clean_scale(args.out)
+    stats = write_scale(args.out, args.seed, 0, args.runs, args.layout, args.shard_runs, args.fault_rate)
+    print(
+        f"wrote {stats['runs']} runs, {stats['lines']} lines in {stats['files']} files "
+        f"({stats['bytes'] / 1e6:.1f} MB) under {args.out}"
+    )
 
 
 if __name__ == "__main__":

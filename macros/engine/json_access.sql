@@ -63,3 +63,30 @@
 {% macro json_path(key) -%}
     '$."{{ key }}"'
 {%- endmacro %}
+
+{#- The entries of a JSON object as a list of {key, value} (values as JSON), parsed once; NULL
+    when it is not an object or repeats a key. -#}
+{% macro json_object_entries(doc) -%}
+    {{ return(adapter.dispatch('json_object_entries', 'runlens')(doc)) }}
+{%- endmacro %}
+
+{% macro duckdb__json_object_entries(doc) -%}
+    map_entries(try_cast({{ doc }} as map(varchar, json)))
+{%- endmacro %}
+
+{#- True when a JSON object's values are all numbers >= 0 (an empty object counts). -#}
+{% macro is_object_of_non_negative_numbers(doc) -%}
+    {{ return(adapter.dispatch('is_object_of_non_negative_numbers', 'runlens')(doc)) }}
+{%- endmacro %}
+
+{% macro duckdb__is_object_of_non_negative_numbers(doc) -%}
+    coalesce(
+        list_bool_and(
+            list_transform(
+                {{ runlens.json_object_entries(doc) }},
+                lambda entry: json_type(entry.value) in ('UBIGINT', 'BIGINT', 'DOUBLE') and try_cast(entry.value as double) >= 0
+            )
+        ),
+        try_cast({{ doc }} as map(varchar, json)) is not null
+    )
+{%- endmacro %}

@@ -1,5 +1,7 @@
 {#- Event timestamps to UTC, chosen by adapter.dispatch.
     A string is RFC 3339 (offset or Z; none means UTC); a number is Unix epoch seconds.
+    Fields out of range (hour 24, minute or second 60, offset +24:00) are rejected, not rolled
+    over; so is a leap second, which RFC 3339 allows but a timestamp type cannot hold.
     Anything else, or an impossible date, gives NULL. The result is a timestamp without time
     zone holding UTC. -#}
 
@@ -18,7 +20,7 @@
 
 {% macro duckdb__utc_timestamp_from_text(text) -%}
     case
-        when regexp_full_match({{ text }}, '^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt ][0-9]{2}:[0-9]{2}:[0-9]{2}([.][0-9]+)?([Zz]|[+-][0-9]{2}:[0-9]{2})?$')
+        when regexp_full_match({{ text }}, '^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])[Tt ]([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]([.][0-9]+)?([Zz]|[+-]([01][0-9]|2[0-3]):[0-5][0-9])?$')
             then try(
                 (
                     try_cast(

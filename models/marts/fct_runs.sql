@@ -1,5 +1,7 @@
 -- One row per run: status, measurement source and wall-time figures
 -- (definitions in _marts__docs.md: def_status, def_exclusion_reason, def_wall_seconds, ...).
+{#- downtime counts against the event-log span only: a profiler's wall time is in-process time -#}
+{%- set downtime = "case when measurement_source = 'profiler' then 0 else coalesce(downtime_seconds, 0) end" %}
 with
 
 attributes as (
@@ -87,8 +89,8 @@ final as (
             when event_log_wall_seconds > 0 and measurement_source = 'event_log'
                 then tail_seconds / event_log_wall_seconds
         end as tail_share,
-        wall_seconds - coalesce(downtime_seconds, 0) as active_seconds,
-        coalesce(downtime_seconds, 0) as downtime_seconds,
+        wall_seconds - {{ downtime }} as active_seconds,
+        {{ downtime }} as downtime_seconds,
         coalesce(interval_count, 0) as interval_count,
         longest_interval_label,
         longest_interval_seconds,

@@ -75,21 +75,6 @@ typed as (
     from fields
 ),
 
-section_checks as (
-    -- a profile's sections must be an object whose values are all numbers >= 0
-    select
-        typed.file_path,
-        typed.line_number,
-        bool_and(
-            json_type(section.value) in ('UBIGINT', 'BIGINT', 'DOUBLE')
-            and try_cast(section.value as double) >= 0
-        ) as are_sections_valid
-    from typed
-    cross join json_each(typed.sections) as section
-    where typed.event_type = 'profile' and typed.sections_kind = 'object'
-    group by typed.file_path, typed.line_number
-),
-
 classified as (
     select
         typed.*,
@@ -118,14 +103,14 @@ classified as (
                     or typed.profile_wall_seconds = 'infinity'::double
                     or isnan(typed.profile_wall_seconds)
                     or typed.sections_kind not in ('object', 'null')
-                    or not coalesce(section_checks.are_sections_valid, true)
+                    or (
+                        typed.sections_kind = 'object'
+                        and not {{ runlens.is_object_of_non_negative_numbers('typed.sections') }}
+                    )
                 )
                 then 'bad_profile'
         end as reject_reason
     from typed
-    left join section_checks
-        on typed.file_path = section_checks.file_path
-        and typed.line_number = section_checks.line_number
 ),
 
 final as (

@@ -8,6 +8,7 @@ exactly when its fingerprint changes, and forgets the lines of files that are go
 
 import datetime
 import os
+import stat as stat_mode
 
 LOG_SUFFIXES = (".jsonl", ".jsonl.gz")
 IGNORED_PREFIXES = ("_", ".")
@@ -43,6 +44,8 @@ def inventory_row(raw_dir, path):
         stat = os.stat(path)
     except OSError:
         return (relative, path, None, None, is_gzip, "unreadable")
+    if not stat_mode.S_ISREG(stat.st_mode):  # a named pipe or device would block or never end
+        return (relative, path, None, None, is_gzip, "not_a_regular_file")
     modified_at = datetime.datetime.fromtimestamp(stat.st_mtime, datetime.UTC).replace(tzinfo=None)
     return (relative, path, stat.st_size, modified_at, is_gzip, f"{stat.st_size}:{stat.st_mtime_ns}")
 
@@ -55,6 +58,8 @@ def model(dbt, session):
         )
     rows = [inventory_row(raw_dir, path) for path in find_log_files(raw_dir)]
     session.execute(f"create or replace temp table raw_file_inventory ({INVENTORY_COLUMNS})")
-    if rows:
-        session.executemany("insert into raw_file_inventory values (?, ?, ?, ?, ?, ?)", rows)
+    if rows:  # one statement for all files: a row-by-row insert costs ~1 ms a file
+        columns = list(zip(*rows, strict=True))
+        placeholders = ", ".join(f"unnest(${number})" for number in range(1, len(columns) + 1))
+        session.execute(f"insert into raw_file_inventory select {placeholders}", [list(column) for column in columns])
     return session.table("raw_file_inventory")

@@ -6,8 +6,9 @@ when it holds no line. On an incremental run, the pre-hook (see _staging__models
 deleted the rows of files that are gone or whose fingerprint changed; this model reads only the
 files that have no rows left: new files and changed ones, each reloaded whole.
 
-Reading is the only work done in Python: plain files go through DuckDB's read_blob, gzip files
-are decompressed here (bytes decoded before a fault are kept). Splitting and decoding are SQL:
+Reading is the only work done in Python: each file's bytes are read whole (never through a glob, so
+names with `*`, `?` or `[` are safe), gzip files decompressed (bytes decoded before a fault are
+kept), and handed to DuckDB in batches. Splitting and decoding are SQL:
 a file whose bytes are valid UTF-8 is split as text; any other file is split on its escaped byte
 form (`\\xNN` for every non-printable byte, so `\\x0A` is always a newline) and each line decoded
 on its own, so one bad byte spoils one line, never a file. Lines are split on `\\n`; a trailing
@@ -114,69 +115,58 @@ from cleaned
 
 
 def read_gzip(path):
-    """Return (decompressed bytes, error); bytes decoded before a fault are kept."""
-    decompressor = zlib.decompressobj(wbits=31)
+    """Return (decompressed bytes, error) of every gzip member in the file (appending with
+    `gzip.open(path, "ab")` adds members); bytes decoded before a fault are kept."""
     chunks = []
     try:
         with open(path, "rb") as handle:
-            while block := handle.read(1 << 20):
-                chunks.append(decompressor.decompress(block))
-        chunks.append(decompressor.flush())
-    except zlib.error as error:
-        return b"".join(chunks), f"corrupt_gzip: {error}"
+            pending = handle.read()
     except OSError as error:
         return None, f"unreadable: {error.strerror}"
-    if not decompressor.eof:
-        return b"".join(chunks), "truncated_gzip"
+    try:
+        while pending:
+            decompressor = zlib.decompressobj(wbits=31)
+            chunks.append(decompressor.decompress(pending))
+            chunks.append(decompressor.flush())
+            if not decompressor.eof:
+                return b"".join(chunks), "truncated_gzip"
+            pending = decompressor.unused_data
+    except zlib.error as error:
+        return b"".join(chunks), f"corrupt_gzip: {error}"
     return b"".join(chunks), None
 
 
-def load_plain(session, files):
-    """Insert plain files' bytes with read_blob; a file that fails alone gets its error recorded."""
+def read_plain(path):
+    """Return (bytes, error) for a plain file, read whole (never through a glob)."""
     try:
-        session.execute(
-            "insert into raw_batch_content "
-            "select inventory.file_path, inventory.file_fingerprint, blob.content, null "
-            "from read_blob($paths) as blob "
-            "inner join (select unnest($names) as file_path, unnest($paths) as absolute_path, "
-            "unnest($fingerprints) as file_fingerprint) as inventory on blob.filename = inventory.absolute_path",
-            {
-                "paths": [row[1] for row in files],
-                "names": [row[0] for row in files],
-                "fingerprints": [row[2] for row in files],
-            },
-        )
-    except Exception:  # one unreadable file fails the whole read_blob call: read one by one
-        for file_path, absolute_path, fingerprint, _ in files:
-            try:
-                session.execute(
-                    "insert into raw_batch_content select ?, ?, content, null from read_blob(?)",
-                    [file_path, fingerprint, absolute_path],
-                )
-            except Exception as error:  # noqa: BLE001 - any read failure is recorded, not raised
-                message = str(error).splitlines()[0][:200]
-                session.execute(
-                    "insert into raw_batch_content values (?, ?, null, ?)",
-                    [file_path, fingerprint, f"unreadable: {message}"],
-                )
+        with open(path, "rb") as handle:
+            return handle.read(), None
+    except OSError as error:
+        return None, f"unreadable: {error.strerror}"
+
+
+UNREAD_FINGERPRINTS = {
+    "unreadable": "unreadable: cannot stat",
+    "not_a_regular_file": "unreadable: not a regular file",
+}
 
 
 def load_batch(session, batch):
+    """Split one batch of files into raw_lines_loaded, with one file record per file."""
     session.execute("delete from raw_batch_content")
-    plain = [row for row in batch if not row[1].endswith(".gz") and row[2] != "unreadable"]
-    if plain:
-        load_plain(session, plain)
+    rows = []
     for file_path, absolute_path, fingerprint, _ in batch:
-        if fingerprint == "unreadable":
-            session.execute(
-                "insert into raw_batch_content values (?, ?, null, 'unreadable: cannot stat')",
-                [file_path, fingerprint],
-            )
+        if fingerprint in UNREAD_FINGERPRINTS:
+            content, error = None, UNREAD_FINGERPRINTS[fingerprint]
         elif absolute_path.endswith(".gz"):
             content, error = read_gzip(absolute_path)
-            session.execute(
-                "insert into raw_batch_content values (?, ?, ?, ?)", [file_path, fingerprint, content, error]
-            )
+        else:
+            content, error = read_plain(absolute_path)
+        rows.append((file_path, fingerprint, content, error))
+    columns = [list(column) for column in zip(*rows, strict=True)]  # one statement: no per-file insert
+    session.execute(
+        "insert into raw_batch_content select unnest($1), unnest($2), unnest($3::blob[]), unnest($4)", columns
+    )
     session.execute(f"insert into raw_lines_loaded {SPLIT_SQL}")
     session.execute(
         "insert into raw_lines_loaded "

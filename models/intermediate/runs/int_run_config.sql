@@ -1,7 +1,8 @@
 -- The config of each run, flattened to dotted keys (`optimizer.lr`). Leaves are scalars or
 -- arrays, kept as JSON text. When a resumed run logged several run_starts, each key takes the
--- value of the latest run_start that has it. Grain: one row per run and config key.
-with
+-- value of the latest run_start that has it. Each object is parsed once per level (a config with
+-- 100,000 keys or 10,000 levels stays linear). Grain: one row per run and config key.
+with recursive
 
 run_starts as (
     select * from {{ ref('stg_events') }}
@@ -12,38 +13,57 @@ fingerprints as (
     select * from {{ ref('int_run_fingerprints') }}
 ),
 
-nodes as (
+top_entries as (
+    -- unnested in the select list, not a lateral join, so no row carries the whole config
     select
-        run_starts.run_id,
-        run_starts.event_at,
-        run_starts.file_path,
-        run_starts.line_number,
-        node.id as node_id,
-        node.parent as parent_id,
-        node.fullkey,
-        node.type as node_type,
-        node.value as node_value
+        run_id,
+        event_at,
+        file_path,
+        line_number,
+        unnest({{ runlens.json_object_entries('config') }}) as entry
     from run_starts
-    cross join json_tree(run_starts.config) as node
+),
+
+entries as (
+    select
+        run_id,
+        event_at,
+        file_path,
+        line_number,
+        entry['key'] as config_key,
+        entry['value'] as config_value
+    from top_entries
+    union all
+    select
+        nested.run_id,
+        nested.event_at,
+        nested.file_path,
+        nested.line_number,
+        nested.parent_key || '.' || nested.entry['key'] as config_key,
+        nested.entry['value'] as config_value
+    from (
+        select
+            run_id,
+            event_at,
+            file_path,
+            line_number,
+            config_key as parent_key,
+            unnest({{ runlens.json_object_entries('config_value') }}) as entry
+        from entries
+        where json_type(config_value) = 'OBJECT'
+    ) as nested
 ),
 
 leaves as (
-    -- a leaf is a non-object value directly inside an object (array elements stay in their array)
     select
-        child.run_id,
-        child.event_at,
-        child.file_path,
-        child.line_number,
-        regexp_replace(child.fullkey, '^\$\.', '') as config_key,
-        child.node_value::varchar as config_value
-    from nodes as child
-    inner join nodes as parent
-        on child.run_id = parent.run_id
-        and child.event_at = parent.event_at
-        and child.file_path = parent.file_path
-        and child.line_number = parent.line_number
-        and child.parent_id = parent.node_id
-    where child.node_type != 'OBJECT' and parent.node_type = 'OBJECT'
+        run_id,
+        event_at,
+        file_path,
+        line_number,
+        config_key,
+        config_value::varchar as config_value
+    from entries
+    where json_type(config_value) != 'OBJECT'
 ),
 
 ranked as (

@@ -9,14 +9,22 @@ profiles as (
     where {{ runlens.is_run_to_compute('run_id') }}
 ),
 
+section_entries as (
+    -- unnested in the select list, not a lateral join, so no row carries the whole profile
+    select
+        run_id,
+        run_fingerprint,
+        unnest({{ runlens.json_object_entries('sections') }}) as entry
+    from profiles
+),
+
 named_sections as (
     select
-        profiles.run_id,
-        section.key as section,
-        section.value::double as seconds,
-        profiles.run_fingerprint
-    from profiles
-    cross join json_each(profiles.sections) as section
+        run_id,
+        entry['key'] as section,
+        entry['value']::double as seconds,
+        run_fingerprint
+    from section_entries
 ),
 
 attributed as (
