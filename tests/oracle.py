@@ -111,6 +111,8 @@ def build_run(run_id: str, events: list[dict]) -> Run:
         status, wall, source, pre_tail, tail = "completed", float(profile["wall_seconds"]), "profiler", None, None
     else:
         status, wall, source, pre_tail, tail = "incomplete", None, None, None, None
+    if source == "profiler":  # the profiler's wall time is in-process time, with no downtime
+        downtime = 0.0
     return Run(run_id, kept[0]["collection"], status, source, wall, pre_tail, tail, downtime, intervals)
 
 

@@ -436,6 +436,8 @@ def run_plans(draw, index: int, collections: list[str]) -> RunPlan:
         wall = max(profiles, key=lambda p: p.ms).fields["wall_seconds"]
     else:
         status, source, wall = "incomplete", None, None
+    if source == "profiler":  # def_downtime: the profiler's wall time is in-process time, with no downtime
+        downtime = 0
     return RunPlan(
         run_id, collection, task, events, status, source, wall, pre_tail, tail, downtime / 1000, segments - 1
     )
@@ -562,6 +564,7 @@ def check_identities(db) -> None:
         what = f"run {run['run_id']!r}"
         if run["measurement_source"] == "event_log":
             close(sums.get(run["run_id"], 0.0), run["wall_seconds"], f"{what}: intervals sum to wall_seconds")
+        if run["active_seconds"] is not None:
             assert run["active_seconds"] >= 0, f"{what}: active_seconds {run['active_seconds']}"
         if run["tail_share"] is not None:
             assert 0 <= run["tail_share"] <= 1, what
