@@ -37,3 +37,26 @@
 {% macro duckdb__utc_timestamp_from_epoch(text) -%}
     try(make_timestamp(round(try_cast({{ text }} as double) * 1000000)::bigint))
 {%- endmacro %}
+
+{#- PostgreSQL: the same pattern check; the cast that could still fail (an impossible date such as
+    February 30) is made safe by a function (macros/engine/functions.sql). `::timestamp` would
+    drop an offset silently, so the text is read as timestamptz and converted to UTC. -#}
+{% macro postgres__utc_timestamp_from_json(doc, key) -%}
+    case {{ runlens.json_kind(doc, key) }}
+        when 'string' then {{ runlens.postgres__utc_timestamp_from_text(runlens.json_text(doc, key)) }}
+        when 'integer' then {{ target.schema }}.runlens_try_epoch_timestamp({{ runlens.json_text(doc, key) }})
+        when 'number' then {{ target.schema }}.runlens_try_epoch_timestamp({{ runlens.json_text(doc, key) }})
+    end
+{%- endmacro %}
+
+{% macro postgres__utc_timestamp_from_text(text) -%}
+    case
+        when {{ text }} ~ '^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])[Tt ]([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]([.][0-9]+)?([Zz]|[+-]([01][0-9]|2[0-3]):[0-5][0-9])?$'
+            then {{ target.schema }}.runlens_try_utc_timestamp(
+                case
+                    when {{ text }} ~ '([Zz]|[+-][0-9]{2}:[0-9]{2})$' then upper({{ text }})
+                    else upper({{ text }}) || '+00:00'
+                end
+            )
+    end
+{%- endmacro %}

@@ -20,7 +20,7 @@ parsed as (
         line_number,
         raw_text,
         is_invalid_utf8,
-        case when {{ runlens.is_valid_json('line_text') }} then line_text::json end as doc
+        {{ runlens.try_parse_json('line_text') }} as doc
     from raw_lines
 ),
 
@@ -32,7 +32,7 @@ fields as (
         raw_text,
         is_invalid_utf8,
         doc,
-        json_type(doc) = 'OBJECT' as is_object,
+        {{ runlens.is_json_object('doc') }} as is_object,
         {{ runlens.json_kind('doc', 'run_id') }} as run_id_kind,
         {{ runlens.json_text('doc', 'run_id') }} as run_id,
         {{ runlens.json_kind('doc', 'event') }} as event_kind,
@@ -67,10 +67,10 @@ fields as (
 typed as (
     select
         *,
-        case when step_kind = 'integer' then try_cast(step_text as bigint) end as step,
-        case when epoch_kind = 'integer' then try_cast(epoch_text as bigint) end as epoch,
+        case when step_kind = 'integer' then {{ runlens.try_to_bigint('step_text') }} end as step,
+        case when epoch_kind = 'integer' then {{ runlens.try_to_bigint('epoch_text') }} end as epoch,
         case
-            when wall_seconds_kind in ('integer', 'number') then try_cast(wall_seconds_text as double)
+            when wall_seconds_kind in ('integer', 'number') then {{ runlens.try_to_double('wall_seconds_text') }}
         end as profile_wall_seconds
     from fields
 ),
@@ -100,8 +100,7 @@ classified as (
                 and (
                     typed.profile_wall_seconds is null
                     or typed.profile_wall_seconds < 0
-                    or typed.profile_wall_seconds = 'infinity'::double
-                    or isnan(typed.profile_wall_seconds)
+                    or not {{ runlens.is_finite_number('typed.profile_wall_seconds') }}
                     or typed.sections_kind not in ('object', 'null')
                     or (
                         typed.sections_kind = 'object'

@@ -14,14 +14,7 @@ fingerprints as (
 ),
 
 top_entries as (
-    -- unnested in the select list, not a lateral join, so no row carries the whole config
-    select
-        run_id,
-        event_at,
-        file_path,
-        line_number,
-        unnest({{ runlens.json_object_entries('config') }}) as entry
-    from run_starts
+    {{ runlens.json_object_entries_query('run_starts', 'config', ['run_id', 'event_at', 'file_path', 'line_number']) }}
 ),
 
 entries as (
@@ -30,8 +23,8 @@ entries as (
         event_at,
         file_path,
         line_number,
-        entry['key'] as config_key,
-        entry['value'] as config_value
+        entry_key as config_key,
+        entry_value as config_value
     from top_entries
     union all
     select
@@ -39,18 +32,13 @@ entries as (
         nested.event_at,
         nested.file_path,
         nested.line_number,
-        nested.parent_key || '.' || nested.entry['key'] as config_key,
-        nested.entry['value'] as config_value
+        nested.config_key || '.' || nested.entry_key as config_key,
+        nested.entry_value as config_value
     from (
-        select
-            run_id,
-            event_at,
-            file_path,
-            line_number,
-            config_key as parent_key,
-            unnest({{ runlens.json_object_entries('config_value') }}) as entry
-        from entries
-        where json_type(config_value) = 'OBJECT'
+        {{ runlens.json_object_entries_query(
+            'entries', 'config_value', ['run_id', 'event_at', 'file_path', 'line_number', 'config_key'],
+            where=runlens.is_json_object('config_value')
+        ) }}
     ) as nested
 ),
 
@@ -61,9 +49,9 @@ leaves as (
         file_path,
         line_number,
         config_key,
-        config_value::varchar as config_value
+        {{ runlens.json_to_text('config_value') }} as config_value
     from entries
-    where json_type(config_value) != 'OBJECT'
+    where not {{ runlens.is_json_object('config_value') }}
 ),
 
 ranked as (

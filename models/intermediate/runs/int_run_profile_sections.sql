@@ -10,19 +10,14 @@ profiles as (
 ),
 
 section_entries as (
-    -- unnested in the select list, not a lateral join, so no row carries the whole profile
-    select
-        run_id,
-        run_fingerprint,
-        unnest({{ runlens.json_object_entries('sections') }}) as entry
-    from profiles
+    {{ runlens.json_object_entries_query('profiles', 'sections', ['run_id', 'run_fingerprint']) }}
 ),
 
 named_sections as (
     select
         run_id,
-        entry['key'] as section,
-        entry['value']::double as seconds,
+        entry_key as section,
+        {{ runlens.json_to_double('entry_value') }} as seconds,
         run_fingerprint
     from section_entries
 ),

@@ -14,14 +14,27 @@ intervals as (
     where {{ runlens.is_run_to_compute('run_id') }}
 ),
 
-run_ends as (
+ranked_run_ends as (
     select
         run_id,
-        max(event_at) as latest_run_end_at,
-        arg_max(run_end_status, event_at) as latest_run_end_status
+        event_at,
+        run_end_status,
+        row_number() over (
+            partition by run_id
+            order by event_at desc, file_path desc, line_number desc
+        ) as recency_rank
     from {{ ref('stg_events') }}
     where event_type = 'run_end' and {{ runlens.is_run_to_compute('run_id') }}
-    group by run_id
+),
+
+run_ends as (
+    -- the latest run_end of the run, whichever markers it kept
+    select
+        run_id,
+        event_at as latest_run_end_at,
+        run_end_status as latest_run_end_status
+    from ranked_run_ends
+    where recency_rank = 1
 ),
 
 marker_summary as (

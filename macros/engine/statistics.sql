@@ -7,6 +7,10 @@
     quantile_cont({{ column }}, 0.5)
 {%- endmacro %}
 
+{% macro postgres__median(column) -%}
+    percentile_cont(0.5) within group (order by {{ column }})
+{%- endmacro %}
+
 {#- A group's measurement source from its runs' sources (def_measurement_source). -#}
 {% macro measurement_source_of(column) -%}
     case
@@ -22,4 +26,8 @@
 
 {% macro duckdb__unordered_hash(columns) -%}
     bit_xor(hash({% for column in columns %}{{ column }}::varchar{% if not loop.last %}, {% endif %}{% endfor %}))::varchar
+{%- endmacro %}
+
+{% macro postgres__unordered_hash(columns) -%}
+    bit_xor(hashtextextended(concat_ws('|', {% for column in columns %}{{ column }}::text{% if not loop.last %}, {% endif %}{% endfor %}), 0))::text
 {%- endmacro %}

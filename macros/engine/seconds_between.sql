@@ -1,0 +1,14 @@
+{#- Seconds from one timestamp to another, to the microsecond, as an 8-byte float: the exact
+    difference in microseconds divided by 10^6, correctly rounded on every engine. -#}
+{% macro seconds_between(from_ts, to_ts) -%}
+    {{ return(adapter.dispatch('seconds_between', 'runlens')(from_ts, to_ts)) }}
+{%- endmacro %}
+
+{% macro duckdb__seconds_between(from_ts, to_ts) -%}
+    ({{ dbt.datediff(from_ts, to_ts, 'microsecond') }} / 1000000.0)
+{%- endmacro %}
+
+{#- extract(epoch from an interval) is exact (numeric) on PostgreSQL 14 and later. -#}
+{% macro postgres__seconds_between(from_ts, to_ts) -%}
+    (extract(epoch from ({{ to_ts }}) - ({{ from_ts }})))::double precision
+{%- endmacro %}

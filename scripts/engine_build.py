@@ -1,0 +1,76 @@
+"""Build the runlens marts on PostgreSQL or Spark instead of DuckDB (optional engines extra).
+
+    python scripts/engine_build.py postgres [DBT BUILD ARGS...]
+    python scripts/engine_build.py spark [DBT BUILD ARGS...]
+
+postgres: first copies the raw lines from this machine into `<schema>_raw` (scripts/engines/
+raw_loader.py, incremental by file fingerprint), then runs `dbt build --target postgres`.
+spark: runs `dbt build --target spark`; Spark reads the raw folder itself (a local path, or an
+HDFS / object-store URI in RUNLENS_RAW_DIR). Connection settings come from the environment
+(profiles.yml names them; README "Other engines").
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from engines.connections import postgres_connection, postgres_settings  # noqa: E402
+from engines.raw_loader import load  # noqa: E402
+
+REPO = Path(__file__).resolve().parent.parent
+ENGINES = ("postgres", "spark")
+
+
+def raw_dir() -> str:
+    return os.environ.get("RUNLENS_RAW_DIR", str(REPO / "data" / "sample"))
+
+
+def load_postgres() -> int:
+    folder = raw_dir()
+    if not os.path.isdir(folder):
+        print(
+            f"runlens: raw log folder {folder} does not exist: set RUNLENS_RAW_DIR to a folder of *.jsonl logs",
+            file=sys.stderr,
+        )
+        return 2
+    settings = postgres_settings()
+    connection = postgres_connection(settings)
+    if connection is None:
+        return 2
+    raw_schema = os.environ.get("RUNLENS_PG_RAW_SCHEMA", settings["schema"] + "_raw")
+    try:
+        summary = load(folder, connection, raw_schema)
+    finally:
+        connection.close()
+    print(
+        f"runlens: {summary.files} raw files in {raw_schema}: {summary.loaded_files} loaded "
+        f"({summary.loaded_lines} lines), {summary.removed_files} removed, "
+        f"{summary.files - summary.loaded_files} unchanged",
+        file=sys.stderr,
+    )
+    return 0
+
+
+def main(argv: list[str]) -> int:
+    if not argv or argv[0] not in ENGINES:
+        print(f"usage: {Path(__file__).name} {{{'|'.join(ENGINES)}}} [dbt build args...]", file=sys.stderr)
+        return 2
+    engine, dbt_args = argv[0], argv[1:]
+    if engine == "postgres":
+        status = load_postgres()
+        if status != 0:
+            return status
+    environment = {**os.environ, "RUNLENS_RAW_DIR": raw_dir()}
+    environment.setdefault("DBT_PROFILES_DIR", str(REPO))
+    environment.setdefault("DBT_SEND_ANONYMOUS_USAGE_STATS", "false")
+    dbt = Path(sys.executable).with_name("dbt")
+    return subprocess.run([str(dbt), "build", "--target", engine, *dbt_args], cwd=REPO, env=environment).returncode
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
