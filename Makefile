@@ -11,7 +11,7 @@ BIN := $(VENV)/bin
 export DBT_PROFILES_DIR := $(CURDIR)
 export DBT_SEND_ANONYMOUS_USAGE_STATS := false
 
-.PHONY: sample build test lint clean profile
+.PHONY: sample build test lint clean profile postgres spark
 
 sample: build
 	$(BIN)/python scripts/render_report.py
@@ -28,6 +28,13 @@ profile: $(VENV)/.installed-importers
 	$(BIN)/python scripts/import_logs.py $(FROM) --out $(IMPORTED) $(if $(FORMAT),--format $(FORMAT))
 	RUNLENS_RAW_DIR=$(IMPORTED) RUNLENS_DB=$(IMPORTED).duckdb $(BIN)/python scripts/build.py
 	$(BIN)/python scripts/render_report.py --db $(IMPORTED).duckdb --out reports/imported
+
+# The optional engines (README "Other engines"): the same marts on PostgreSQL or Spark.
+postgres: $(VENV)/.installed-engines
+	$(BIN)/python scripts/engine_build.py postgres
+
+spark: $(VENV)/.installed-engines
+	SPARK_LOCAL_IP=$${SPARK_LOCAL_IP:-127.0.0.1} $(BIN)/python scripts/engine_build.py spark
 
 test: $(VENV)/.installed-dev lint
 	$(BIN)/python -m pytest
@@ -49,9 +56,13 @@ $(VENV)/.installed-importers: requirements.txt requirements-importers.txt constr
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements-importers.txt -c constraints.txt
 	touch $@ $(VENV)/.installed-runtime
 
-$(VENV)/.installed-dev: requirements.txt requirements-importers.txt requirements-dev.txt constraints.txt | $(VENV)/bin/python
+$(VENV)/.installed-engines: requirements.txt requirements-engines.txt constraints.txt | $(VENV)/bin/python
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements-engines.txt -c constraints.txt
+	touch $@ $(VENV)/.installed-runtime
+
+$(VENV)/.installed-dev: requirements.txt requirements-importers.txt requirements-engines.txt requirements-dev.txt constraints.txt | $(VENV)/bin/python
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt -c constraints.txt
-	touch $@ $(VENV)/.installed-runtime $(VENV)/.installed-importers
+	touch $@ $(VENV)/.installed-runtime $(VENV)/.installed-importers $(VENV)/.installed-engines
 
 clean:
-	rm -rf target logs runlens.duckdb* reports/*/ reports/index.md imported imported.duckdb*
+	rm -rf target logs runlens.duckdb* reports/*/ reports/index.md imported imported.duckdb* spark-warehouse metastore_db

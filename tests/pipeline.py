@@ -40,14 +40,18 @@ def copy_project(destination: Path, collections_csv: Path | None = None) -> Path
     return destination
 
 
-def run_dbt(project: Path, raw_dir: Path, database: Path, *args: str) -> subprocess.CompletedProcess:
-    """Run dbt in project over raw_dir into database; returns the finished process."""
+def run_dbt(
+    project: Path, raw_dir: Path, database: Path, *args: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess:
+    """Run dbt in project over raw_dir into database (DuckDB; `env` may choose another target's
+    settings); returns the finished process."""
     env = {
         **os.environ,
         "RUNLENS_RAW_DIR": str(raw_dir),
         "RUNLENS_DB": str(database),
         "DBT_PROFILES_DIR": str(project),
         "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
+        **(env or {}),
     }
     return subprocess.run(
         [str(DBT), *args, "--project-dir", str(project)],

@@ -198,3 +198,95 @@
         )
     )
 {%- endmacro %}
+
+{#- Spark: the document is a VARIANT. try_parse_json is strict RFC 8259 (no trailing commas, NaN,
+    single quotes or leading zeros). Spark rejects an object that repeats a key unless
+    spark.sql.variant.allowDuplicateKeys is set (profiles.yml sets it, so such a line is read as
+    on DuckDB, though Spark keeps the last value of the key where DuckDB keeps the first). -#}
+{% macro spark__try_parse_json(text) -%}
+    try_parse_json({{ text }})
+{%- endmacro %}
+
+{#- Spark: a variant's type is the head of schema_of_variant (OBJECT<...>, ARRAY<...>, BIGINT,
+    DECIMAL(p,s), DOUBLE, STRING, BOOLEAN; JSON null is a variant null). -#}
+{% macro spark__variant_type(value) -%}
+    regexp_extract(schema_of_variant({{ value }}), '^[A-Z_]+', 0)
+{%- endmacro %}
+
+{% macro spark__is_json_object(doc) -%}
+    coalesce({{ runlens.spark__variant_type(doc) }} = 'OBJECT', false)
+{%- endmacro %}
+
+{#- Spark: integers that fit in 64 bits are BIGINT in a variant; any other number is DECIMAL or
+    DOUBLE (a number written with a fraction, even `1.0`, is never BIGINT). -#}
+{% macro spark__json_kind(doc, key) -%}
+    case
+        when is_variant_null(variant_get({{ doc }}, {{ runlens.spark__json_path(key) }})) then 'null'
+        else
+            case {{ runlens.spark__variant_type('variant_get(' ~ doc ~ ', ' ~ runlens.spark__json_path(key) ~ ')') }}
+                when 'OBJECT' then 'object'
+                when 'ARRAY' then 'array'
+                when 'STRING' then 'string'
+                when 'BIGINT' then 'integer'
+                when 'INT' then 'integer'
+                when 'SMALLINT' then 'integer'
+                when 'TINYINT' then 'integer'
+                when 'DECIMAL' then 'number'
+                when 'DOUBLE' then 'number'
+                when 'FLOAT' then 'number'
+                when 'BOOLEAN' then 'boolean'
+            end
+    end
+{%- endmacro %}
+
+{% macro spark__json_path(key) -%}
+    '$.{{ key }}'
+{%- endmacro %}
+
+{#- Spark: a variant cast to string is the text of a string and the JSON text of anything else;
+    JSON null gives NULL, as on DuckDB. -#}
+{% macro spark__json_text(doc, key) -%}
+    variant_get({{ doc }}, {{ runlens.spark__json_path(key) }}, 'string')
+{%- endmacro %}
+
+{% macro spark__json_value(doc, key) -%}
+    variant_get({{ doc }}, {{ runlens.spark__json_path(key) }})
+{%- endmacro %}
+
+{#- Spark: to_json writes a variant's decimal without its trailing zeros, so `1.0` would come out
+    as `1`; DuckDB writes a number with a fraction as a double (`1.0`). A DECIMAL of scale 0 and
+    at most 18 digits can only come from a number written with a fraction, so it gets `.0`. -#}
+{% macro spark__json_to_text(value) -%}
+    case
+        when schema_of_variant({{ value }}) rlike '^DECIMAL\\(([1-9]|1[0-8]),0\\)\\z'
+            then to_json({{ value }}) || '.0'
+        else to_json({{ value }})
+    end
+{%- endmacro %}
+
+{% macro spark__json_to_double(value) -%}
+    try_variant_get({{ value }}, '$', 'double')
+{%- endmacro %}
+
+{#- Spark: variant_explode gives one row per entry of an object (none for anything else). -#}
+{% macro spark__json_object_entries_query(relation, doc, columns, where) -%}
+    select
+        {% for column in columns %}object_rows.{{ column }}, {% endfor %}
+        entry.key as entry_key,
+        entry.value as entry_value
+    from {{ relation }} as object_rows,
+        lateral variant_explode(object_rows.{{ doc }}) as entry
+    {% if where %}where {{ where }}{% endif %}
+{%- endmacro %}
+
+{#- Spark: the object as a map of variants, every value checked by a lambda. -#}
+{% macro spark__is_object_of_non_negative_numbers(doc) -%}
+    coalesce(
+        forall(
+            map_values(try_variant_get({{ doc }}, '$', 'map<string, variant>')),
+            entry_value -> {{ runlens.spark__variant_type('entry_value') }} in ('BIGINT', 'INT', 'SMALLINT', 'TINYINT', 'DECIMAL', 'DOUBLE', 'FLOAT')
+                and try_variant_get(entry_value, '$', 'double') >= 0
+        ),
+        false
+    )
+{%- endmacro %}

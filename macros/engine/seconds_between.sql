@@ -12,3 +12,8 @@
 {% macro postgres__seconds_between(from_ts, to_ts) -%}
     (extract(epoch from ({{ to_ts }}) - ({{ from_ts }})))::double precision
 {%- endmacro %}
+
+{#- Spark: unix_micros is exact; the bigint difference over 10^6 as a double is correctly rounded. -#}
+{% macro spark__seconds_between(from_ts, to_ts) -%}
+    ((unix_micros({{ to_ts }}) - unix_micros({{ from_ts }})) / 1000000.0D)
+{%- endmacro %}

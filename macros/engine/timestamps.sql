@@ -60,3 +60,52 @@
             )
     end
 {%- endmacro %}
+
+{#- Spark: the same pattern check (ending in `\z`: Java's `$` also matches before a final line
+    break). Spark's own parsers stop at offsets of +-18:00, so the fields are taken apart by
+    position: try_make_timestamp builds the wall-clock time in UTC (NULL for an impossible date
+    such as February 30), digits after the sixth of a second are dropped as DuckDB does, and the
+    offset is subtracted in microseconds. The result is a TIMESTAMP (an instant; the session time
+    zone is UTC, so it reads as UTC wall-clock time and parquet stores the instant). An epoch
+    number is read as a double and rounded to the microsecond, halves away from zero. -#}
+{% macro spark__utc_timestamp_from_json(doc, key) -%}
+    case {{ runlens.json_kind(doc, key) }}
+        when 'string' then {{ runlens.spark__utc_timestamp_from_text(runlens.json_text(doc, key)) }}
+        when 'integer' then {{ runlens.spark__utc_timestamp_from_epoch("try_variant_get(" ~ doc ~ ", " ~ runlens.spark__json_path(key) ~ ", 'double')") }}
+        when 'number' then {{ runlens.spark__utc_timestamp_from_epoch("try_variant_get(" ~ doc ~ ", " ~ runlens.spark__json_path(key) ~ ", 'double')") }}
+    end
+{%- endmacro %}
+
+{% macro spark__utc_timestamp_from_text(text) -%}
+    case
+        when {{ text }} rlike '^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])[Tt ]([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]([.][0-9]+)?([Zz]|[+-]([01][0-9]|2[0-3]):[0-5][0-9])?\\z'
+            then timestamp_micros(
+                unix_micros(
+                    try_make_timestamp(
+                        cast(substring({{ text }}, 1, 4) as int),
+                        cast(substring({{ text }}, 6, 2) as int),
+                        cast(substring({{ text }}, 9, 2) as int),
+                        cast(substring({{ text }}, 12, 2) as int),
+                        cast(substring({{ text }}, 15, 2) as int),
+                        cast(
+                            substring({{ text }}, 18, 2) || '.'
+                            || rpad(regexp_extract({{ text }}, '^.{19}[.]([0-9]+)', 1), 6, '0') as decimal(8, 6)
+                        ),
+                        'UTC'
+                    )
+                )
+                - case
+                    when {{ text }} rlike '[+-][0-9]{2}:[0-9]{2}\\z'
+                        then
+                            (case when substring({{ text }}, -6, 1) = '-' then -1 else 1 end)
+                            * (cast(substring({{ text }}, -5, 2) as bigint) * 3600 + cast(substring({{ text }}, -2, 2) as bigint) * 60)
+                            * 1000000
+                    else 0
+                end
+            )
+    end
+{%- endmacro %}
+
+{% macro spark__utc_timestamp_from_epoch(value) -%}
+    timestamp_micros(try_cast(round({{ value }} * 1000000.0D) as bigint))
+{%- endmacro %}

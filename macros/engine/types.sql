@@ -49,3 +49,17 @@
 {% macro postgres__is_finite_number(value) -%}
     ({{ value }} not in ('Infinity'::double precision, '-Infinity'::double precision, 'NaN'::double precision))
 {%- endmacro %}
+
+{#- Spark: dbt-spark turns ANSI mode off, where a plain cast truncates ('1.5' -> 1) or overflows;
+    try_cast keeps the strict conversion and gives NULL instead of an error. -#}
+{% macro spark__try_to_bigint(text) -%}
+    try_cast({{ text }} as bigint)
+{%- endmacro %}
+
+{% macro spark__try_to_double(text) -%}
+    try_cast({{ text }} as double)
+{%- endmacro %}
+
+{% macro spark__is_finite_number(value) -%}
+    (not isnan({{ value }}) and abs({{ value }}) != double('infinity'))
+{%- endmacro %}

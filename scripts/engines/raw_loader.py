@@ -116,5 +116,8 @@ def load(raw_dir: str, connection, schema: str) -> LoadSummary:
         cursor.execute(f"analyze {target}.raw_lines")
     local.close()
     return LoadSummary(
-        files=len(inventory), loaded_files=len(todo), loaded_lines=loaded_lines, removed_files=len(stale - current)
+        files=len(inventory),
+        loaded_files=len(todo),
+        loaded_lines=loaded_lines,
+        removed_files=len({path for path, _ in stale} - {path for path, _ in current}),
     )

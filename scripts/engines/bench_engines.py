@@ -1,0 +1,81 @@
+"""The engines part of scripts/bench.py (`--engines postgres,spark`): the same project built on
+PostgreSQL and Spark over the bundled sample and over generated logs of about 1M events, each
+build timed, and its marts checked against DuckDB's with the parity checker.
+
+Run inside scripts/bench.py, which provides the Meter (wall time and peak memory of a process).
+For PostgreSQL the raw load (client-side COPY) and the dbt build are timed apart; the server's own
+memory is not in the peak figure. For Spark the peak is that of the dbt process tree's largest
+process (the JVM).
+"""
+
+from __future__ import annotations
+
+import shutil
+import time
+from pathlib import Path
+
+from engines.connections import postgres_connection, postgres_settings
+from engines.parity import PostgresSettings, compare, load_marts, read_duckdb, read_postgres, read_spark
+from engines.raw_loader import load
+
+ENGINES = ("postgres", "spark")
+
+
+def _parity(reference: Path, candidate, engine: str) -> dict:
+    marts = load_marts()
+    differences = compare(read_duckdb(reference, marts), candidate(marts), marts, "duckdb", engine)
+    return {"differences": len(differences), "first": [str(d) for d in differences[:5]]}
+
+
+def _postgres(meter, project: Path, raw: Path, reference: Path, label: str) -> dict:
+    schema = f"runlens_bench_{label}"
+    settings = postgres_settings()
+    connection = postgres_connection(settings)
+    if connection is None:
+        return {"error": "no PostgreSQL server (RUNLENS_PG_HOST / RUNLENS_PG_PORT)"}
+    with connection, connection.cursor() as cursor:
+        for name in (schema, schema + "_raw"):
+            cursor.execute(f'drop schema if exists "{name}" cascade')
+    started = time.perf_counter()
+    summary = load(str(raw), connection, schema + "_raw")
+    load_seconds = round(time.perf_counter() - started, 3)
+    connection.close()
+    figures = meter.dbt(
+        project, raw, project / "unused.duckdb", "build", "--target", "postgres", env={"RUNLENS_PG_SCHEMA": schema}
+    )
+    figures["load_seconds"] = load_seconds
+    figures["loaded_lines"] = summary.loaded_lines
+    if figures["returncode"] == 0:
+        pg = PostgresSettings(
+            host=settings["host"],
+            port=settings["port"],
+            user=settings["user"],
+            password=settings["password"],
+            dbname=settings["dbname"],
+            schema=schema,
+        )
+        figures["parity"] = _parity(reference, lambda marts: read_postgres(pg, marts), "postgres")
+    return figures
+
+
+def _spark(meter, project: Path, raw: Path, reference: Path, label: str) -> dict:
+    warehouse = project / "spark-warehouse"
+    shutil.rmtree(warehouse, ignore_errors=True)
+    environment = {"RUNLENS_SPARK_WAREHOUSE": str(warehouse), "SPARK_LOCAL_IP": "127.0.0.1"}
+    figures = meter.dbt(project, raw, project / "unused.duckdb", "build", "--target", "spark", env=environment)
+    if figures["returncode"] == 0:
+        figures["parity"] = _parity(reference, lambda marts: read_spark(warehouse, "runlens", marts), "spark")
+    shutil.rmtree(warehouse, ignore_errors=True)
+    return figures
+
+
+def bench_engines(engines: list[str], datasets: list[tuple[str, Path, Path, Path]], meter, say) -> list[dict]:
+    """For each (label, project, raw folder, DuckDB reference) and engine: build figures and parity."""
+    results = []
+    for label, project, raw, reference in datasets:
+        for engine in engines:
+            say(f"{engine}: dbt build over {label}")
+            run = _postgres if engine == "postgres" else _spark
+            figures = run(meter, project, raw, reference, label)
+            results.append({"engine": engine, "dataset": label, **figures})
+    return results
