@@ -38,11 +38,15 @@ def load_postgres() -> int:
             file=sys.stderr,
         )
         return 2
-    settings = postgres_settings()
+    try:
+        settings = postgres_settings()
+    except ValueError as error:
+        print(f"runlens: {error}", file=sys.stderr)
+        return 2
     connection = postgres_connection(settings)
     if connection is None:
         return 2
-    raw_schema = os.environ.get("RUNLENS_PG_RAW_SCHEMA", settings["schema"] + "_raw")
+    raw_schema = os.environ.get("RUNLENS_PG_RAW_SCHEMA", settings.schema + "_raw")
     try:
         summary = load(folder, connection, raw_schema)
     finally:

@@ -15,16 +15,15 @@ Exit status: 0 when every candidate equals the reference, 1 on any difference, 2
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from engines.connections import postgres_settings  # noqa: E402
 from engines.parity import (  # noqa: E402
     Mart,
     ParityInputError,
-    PostgresSettings,
     Tables,
     compare,
     load_marts,
@@ -36,28 +35,17 @@ from engines.parity import (  # noqa: E402
 ENGINES = "duckdb:PATH, postgres:SCHEMA or spark:WAREHOUSE_DIR:SCHEMA"
 
 
-def postgres_settings(schema: str) -> PostgresSettings:
-    """PostgreSQL connection settings from the RUNLENS_PG_* environment variables."""
-    port = os.environ.get("RUNLENS_PG_PORT", "5432")
-    if not port.isdigit():
-        raise ParityInputError(f"RUNLENS_PG_PORT must be a port number, not {port!r}")
-    return PostgresSettings(
-        host=os.environ.get("RUNLENS_PG_HOST", "127.0.0.1"),
-        port=int(port),
-        user=os.environ.get("RUNLENS_PG_USER", "runlens"),
-        password=os.environ.get("RUNLENS_PG_PASSWORD", ""),
-        dbname=os.environ.get("RUNLENS_PG_DATABASE", "runlens"),
-        schema=schema,
-    )
-
-
 def read_engine(spec: str, marts: list[Mart]) -> tuple[str, Tables]:
     """The engine's name and its marts, for a spec such as `duckdb:PATH`."""
     engine, _, rest = spec.partition(":")
     if engine == "duckdb" and rest:
         return engine, read_duckdb(Path(rest), marts)
     if engine == "postgres" and rest:
-        return engine, read_postgres(postgres_settings(rest), marts)
+        try:
+            settings = postgres_settings(rest)
+        except ValueError as error:
+            raise ParityInputError(str(error)) from error
+        return engine, read_postgres(settings, marts)
     if engine == "spark" and ":" in rest:
         warehouse, schema = rest.rsplit(":", 1)
         if warehouse and schema:

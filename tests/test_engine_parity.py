@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 from engines.connections import postgres_connection, postgres_settings
-from engines.parity import PostgresSettings, compare, load_marts, read_duckdb, read_postgres, read_spark
+from engines.parity import compare, load_marts, read_duckdb, read_postgres, read_spark
 from engines.raw_loader import load
 from pipeline import REPO, build, copy_project, run_dbt
 
@@ -55,18 +55,6 @@ def require_spark() -> None:
         unavailable("pyspark not installed (requirements-engines.txt)")
     if shutil.which("java") is None:
         unavailable("no java on PATH (Spark needs Java 17)")
-
-
-def pg_settings(schema: str) -> PostgresSettings:
-    base = postgres_settings()
-    return PostgresSettings(
-        host=base["host"],
-        port=base["port"],
-        user=base["user"],
-        password=base["password"],
-        dbname=base["dbname"],
-        schema=schema,
-    )
 
 
 def drop_schemas(*schemas: str) -> None:
@@ -120,7 +108,7 @@ def test_postgres_builds_the_same_marts(built):
         env={"RUNLENS_PG_SCHEMA": schema},
     )
     assert_build_passed(result, f"dbt build --target postgres over {name}")
-    assert_same_marts(reference, read_postgres(pg_settings(schema), MARTS), "postgres", name)
+    assert_same_marts(reference, read_postgres(postgres_settings(schema), MARTS), "postgres", name)
 
 
 def test_spark_builds_the_same_marts(built, tmp_path):

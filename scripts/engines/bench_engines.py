@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 from engines.connections import postgres_connection, postgres_settings
-from engines.parity import PostgresSettings, compare, load_marts, read_duckdb, read_postgres, read_spark
+from engines.parity import compare, load_marts, read_duckdb, read_postgres, read_spark
 from engines.raw_loader import load
 
 ENGINES = ("postgres", "spark")
@@ -29,7 +29,7 @@ def _parity(reference: Path, candidate, engine: str) -> dict:
 
 def _postgres(meter, project: Path, raw: Path, reference: Path, label: str) -> dict:
     schema = f"runlens_bench_{label}"
-    settings = postgres_settings()
+    settings = postgres_settings(schema)
     connection = postgres_connection(settings)
     if connection is None:
         return {"error": "no PostgreSQL server (RUNLENS_PG_HOST / RUNLENS_PG_PORT)"}
@@ -46,15 +46,7 @@ def _postgres(meter, project: Path, raw: Path, reference: Path, label: str) -> d
     figures["load_seconds"] = load_seconds
     figures["loaded_lines"] = summary.loaded_lines
     if figures["returncode"] == 0:
-        pg = PostgresSettings(
-            host=settings["host"],
-            port=settings["port"],
-            user=settings["user"],
-            password=settings["password"],
-            dbname=settings["dbname"],
-            schema=schema,
-        )
-        figures["parity"] = _parity(reference, lambda marts: read_postgres(pg, marts), "postgres")
+        figures["parity"] = _parity(reference, lambda marts: read_postgres(settings, marts), "postgres")
     return figures
 
 

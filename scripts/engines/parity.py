@@ -19,6 +19,8 @@ from typing import Any
 import duckdb
 import yaml
 
+from engines.connections import PostgresSettings
+
 REPO = Path(__file__).resolve().parents[2]
 MARTS_YML = REPO / "models" / "marts" / "_marts__models.yml"
 REL_TOL = 1e-9
@@ -39,18 +41,6 @@ class Mart:
     name: str
     key: tuple[str, ...]
     columns: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class PostgresSettings:
-    """How to reach the PostgreSQL database holding the marts, and the schema they are in."""
-
-    host: str = "127.0.0.1"
-    port: int = 5432
-    user: str = "runlens"
-    password: str = ""
-    dbname: str = "runlens"
-    schema: str = "public"
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ final_epoch_ends as (
 paired as (
     select
         run_id,
-        marker_index - 1 as interval_index,
+        cast(marker_index - 1 as {{ dbt.type_bigint() }}) as interval_index,
         lag(marker_label) over run_markers as from_marker,
         marker_label as to_marker,
         lag(event_at) over run_markers as started_at,
