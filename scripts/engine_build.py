@@ -7,7 +7,8 @@ postgres: first copies the raw lines from this machine into `<schema>_raw` (scri
 raw_loader.py, incremental by file fingerprint), then runs `dbt build --target postgres`.
 spark: runs `dbt build --target spark`; Spark reads the raw folder itself (a local path, or an
 HDFS / object-store URI in RUNLENS_RAW_DIR). Connection settings come from the environment
-(profiles.yml names them; README "Other engines").
+(profiles.yml names them; README "Other engines"). As scripts/build.py, both leave dbt's unit
+tests to `make test`.
 """
 
 from __future__ import annotations
@@ -73,7 +74,11 @@ def main(argv: list[str]) -> int:
     environment.setdefault("DBT_PROFILES_DIR", str(REPO))
     environment.setdefault("DBT_SEND_ANONYMOUS_USAGE_STATS", "false")
     dbt = Path(sys.executable).with_name("dbt")
-    return subprocess.run([str(dbt), "build", "--target", engine, *dbt_args], cwd=REPO, env=environment).returncode
+    return subprocess.run(
+        [str(dbt), "build", "--exclude-resource-type", "unit_test", "--target", engine, *dbt_args],
+        cwd=REPO,
+        env=environment,
+    ).returncode
 
 
 if __name__ == "__main__":

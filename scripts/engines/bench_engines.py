@@ -41,7 +41,15 @@ def _postgres(meter, project: Path, raw: Path, reference: Path, label: str) -> d
     load_seconds = round(time.perf_counter() - started, 3)
     connection.close()
     figures = meter.dbt(
-        project, raw, project / "unused.duckdb", "build", "--target", "postgres", env={"RUNLENS_PG_SCHEMA": schema}
+        project,
+        raw,
+        project / "unused.duckdb",
+        "build",
+        "--exclude-resource-type",
+        "unit_test",
+        "--target",
+        "postgres",
+        env={"RUNLENS_PG_SCHEMA": schema},
     )
     figures["load_seconds"] = load_seconds
     figures["loaded_lines"] = summary.loaded_lines
@@ -54,7 +62,17 @@ def _spark(meter, project: Path, raw: Path, reference: Path, label: str) -> dict
     warehouse = project / "spark-warehouse"
     shutil.rmtree(warehouse, ignore_errors=True)
     environment = {"RUNLENS_SPARK_WAREHOUSE": str(warehouse), "SPARK_LOCAL_IP": "127.0.0.1"}
-    figures = meter.dbt(project, raw, project / "unused.duckdb", "build", "--target", "spark", env=environment)
+    figures = meter.dbt(
+        project,
+        raw,
+        project / "unused.duckdb",
+        "build",
+        "--exclude-resource-type",
+        "unit_test",
+        "--target",
+        "spark",
+        env=environment,
+    )
     if figures["returncode"] == 0:
         figures["parity"] = _parity(reference, lambda marts: read_spark(warehouse, "runlens", marts), "spark")
     shutil.rmtree(warehouse, ignore_errors=True)
