@@ -73,6 +73,8 @@ def main(argv: list[str]) -> int:
     environment = {**os.environ, "RUNLENS_RAW_DIR": raw_dir()}
     environment.setdefault("DBT_PROFILES_DIR", str(REPO))
     environment.setdefault("DBT_SEND_ANONYMOUS_USAGE_STATS", "false")
+    if engine == "spark":  # the in-process Spark driver binds to the loopback interface only
+        environment.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     dbt = Path(sys.executable).with_name("dbt")
     return subprocess.run(
         [str(dbt), "build", "--exclude-resource-type", "unit_test", "--target", engine, *dbt_args],

@@ -1,40 +1,75 @@
 {#- Engine-specific JSON access, chosen by adapter.dispatch. Models call only these macros, so
-    another engine needs only its own implementations here. A parsed document (`doc`) is the
-    engine's JSON type: DuckDB json, PostgreSQL jsonb. -#}
+    another engine needs only its own implementations here.
+    A parsed line (`doc`, from try_parse_json) is read with is_parsed_object, json_kind, json_text
+    and json_value: on DuckDB a struct of the line's top-level fields (each JSON), on PostgreSQL
+    jsonb, on Spark a variant. A JSON value (a config, a sections object) is the engine's JSON
+    type: DuckDB json, PostgreSQL jsonb, Spark variant. -#}
 
-{#- The line parsed as strict RFC 8259 JSON, or NULL when it is not. -#}
-{% macro try_parse_json(text) -%}
-    {{ return(adapter.dispatch('try_parse_json', 'runlens')(text)) }}
+{#- The line parsed as strict RFC 8259 JSON, or NULL when it is not; `keys` are the top-level
+    fields the model will read. -#}
+{% macro try_parse_json(text, keys) -%}
+    {{ return(adapter.dispatch('try_parse_json', 'runlens')(text, keys)) }}
 {%- endmacro %}
 
-{% macro duckdb__try_parse_json(text) -%}
-    case when {{ runlens.duckdb__is_valid_json(text) }} then ({{ text }})::json end
+{#- DuckDB: every json_* function parses its argument again, so a line is parsed once, into a
+    struct of the wanted fields (json_transform; each field JSON, NULL when absent or JSON null)
+    and whether the line is an object (valid JSON whose first non-blank character is `{`). Reading
+    ~15 fields per line one by one parses the line ~30 times (6x slower at 1M lines). -#}
+{% macro duckdb__try_parse_json(text, keys) -%}
+    case
+        when {{ runlens.duckdb__is_valid_json(text) }}
+            then {
+                'fields': json_transform(
+                    {{ text }}, '{ {%- for key in keys %}"{{ key }}":"JSON"{% if not loop.last %},{% endif %}{% endfor -%} }'
+                ),
+                'is_object': ltrim({{ text }}, ' ' || chr(9) || chr(10) || chr(13))[1] = '{'
+            }
+    end
 {%- endmacro %}
 
 {#- PostgreSQL's own parser is strict (no trailing commas, no NaN); the function turns its error
     on a bad line into NULL (macros/engine/functions.sql). -#}
-{% macro postgres__try_parse_json(text) -%}
+{% macro postgres__try_parse_json(text, keys) -%}
     {{ target.schema }}.runlens_try_jsonb({{ text }})
 {%- endmacro %}
 
-{#- DuckDB's parser is lenient: it takes trailing commas and NaN / Infinity literals, which
-    RFC 8259 forbids. With string literals blanked out and true/false/null read as 0, strict JSON
-    has no letter but an exponent's e and no comma before a closing bracket. -#}
+{#- DuckDB's parser is lenient: it takes trailing commas and NaN / Infinity literals (any case),
+    which RFC 8259 forbids. With string literals blanked out and true/false/null read as 0, strict
+    JSON has no letter but an exponent's e and no comma before a closing bracket. That check is
+    costly, so it runs only on lines that could fail it: those with `nan` or `inf` in any case, or
+    a comma followed by blanks and a closing bracket (blanking strings cannot create either). -#}
 {% macro duckdb__is_valid_json(text) -%}
     coalesce(
         json_valid({{ text }})
-        and not regexp_matches(
-            regexp_replace(
-                regexp_replace({{ text }}, '"(\\.|[^"\\])*"', '""', 'g'),
-                'true|false|null', '0', 'g'
-            ),
-            ',\s*[}\]]|[a-df-zA-DF-Z]'
+        and (
+            not regexp_matches({{ text }}, '(?i)nan|inf|,\s*[}\]]')
+            or not regexp_matches(
+                regexp_replace(
+                    regexp_replace({{ text }}, '"(\\.|[^"\\])*"', '""', 'g'),
+                    'true|false|null', '0', 'g'
+                ),
+                ',\s*[}\]]|[a-df-zA-DF-Z]'
+            )
         ),
         false
     )
 {%- endmacro %}
 
-{#- True when a parsed document is a JSON object. -#}
+{#- True when a parsed line (try_parse_json) is a JSON object. -#}
+{% macro is_parsed_object(doc) -%}
+    {{ return(adapter.dispatch('is_parsed_object', 'runlens')(doc)) }}
+{%- endmacro %}
+
+{% macro duckdb__is_parsed_object(doc) -%}
+    coalesce({{ doc }}.is_object, false)
+{%- endmacro %}
+
+{#- PostgreSQL and Spark read a parsed line as any JSON value. -#}
+{% macro default__is_parsed_object(doc) -%}
+    {{ runlens.is_json_object(doc) }}
+{%- endmacro %}
+
+{#- True when a JSON value is a JSON object. -#}
 {% macro is_json_object(doc) -%}
     {{ return(adapter.dispatch('is_json_object', 'runlens')(doc)) }}
 {%- endmacro %}
@@ -55,7 +90,7 @@
 {%- endmacro %}
 
 {% macro duckdb__json_kind(doc, key) -%}
-    case json_type({{ doc }}, {{ runlens.json_path(key) }})
+    case json_type({{ doc }}.fields."{{ key }}")
         when 'OBJECT' then 'object'
         when 'ARRAY' then 'array'
         when 'VARCHAR' then 'string'
@@ -87,7 +122,7 @@
 {%- endmacro %}
 
 {% macro duckdb__json_text(doc, key) -%}
-    json_extract_string({{ doc }}, {{ runlens.json_path(key) }})
+    ({{ doc }}.fields."{{ key }}" ->> '$')
 {%- endmacro %}
 
 {% macro postgres__json_text(doc, key) -%}
@@ -100,15 +135,11 @@
 {%- endmacro %}
 
 {% macro duckdb__json_value(doc, key) -%}
-    json_extract({{ doc }}, {{ runlens.json_path(key) }})
+    {{ doc }}.fields."{{ key }}"
 {%- endmacro %}
 
 {% macro postgres__json_value(doc, key) -%}
     ({{ doc }} -> '{{ key }}')
-{%- endmacro %}
-
-{% macro json_path(key) -%}
-    '$."{{ key }}"'
 {%- endmacro %}
 
 {#- A JSON value written as JSON text (a string keeps its quotes). -#}
@@ -203,7 +234,7 @@
     single quotes or leading zeros). Spark rejects an object that repeats a key unless
     spark.sql.variant.allowDuplicateKeys is set (profiles.yml sets it, so such a line is read as
     on DuckDB, though Spark keeps the last value of the key where DuckDB keeps the first). -#}
-{% macro spark__try_parse_json(text) -%}
+{% macro spark__try_parse_json(text, keys) -%}
     try_parse_json({{ text }})
 {%- endmacro %}
 
@@ -253,13 +284,38 @@
     variant_get({{ doc }}, {{ runlens.spark__json_path(key) }})
 {%- endmacro %}
 
-{#- Spark: to_json writes a variant's decimal without its trailing zeros, so `1.0` would come out
-    as `1`; DuckDB writes a number with a fraction as a double (`1.0`). A DECIMAL of scale 0 and
-    at most 18 digits can only come from a number written with a fraction, so it gets `.0`. -#}
+{#- Spark: DuckDB keeps an integer's digits and reads any other number as a double, which it
+    writes shortest (`1.0`, `0.00001`, `1e-7`); Spark's variant keeps a number with a fraction as
+    DECIMAL (to_json drops its trailing zeros: `1.0` -> `1`) or, with an exponent, DOUBLE (written
+    `1.0E-5`). So a number that is not an integer is written from its double as DuckDB does, at
+    the top and in an array of the leaf; a DECIMAL of scale 0 and 19 digits or more is an integer
+    beyond 64 bits, kept as it is. Anything deeper is written by to_json. JSON null gives NULL,
+    as on DuckDB. -#}
 {% macro spark__json_to_text(value) -%}
     case
-        when schema_of_variant({{ value }}) rlike '^DECIMAL\\(([1-9]|1[0-8]),0\\)\\z'
-            then to_json({{ value }}) || '.0'
+        when is_variant_null({{ value }}) then null
+        when schema_of_variant({{ value }}) like 'ARRAY<%'
+            then concat(
+                '[',
+                array_join(
+                    transform(
+                        try_variant_get({{ value }}, '$', 'array<variant>'),
+                        array_item -> {{ runlens.spark__json_scalar_text('array_item') }}
+                    ),
+                    ','
+                ),
+                ']'
+            )
+        else {{ runlens.spark__json_scalar_text(value) }}
+    end
+{%- endmacro %}
+
+{% macro spark__json_scalar_text(value) -%}
+    case
+        when
+            schema_of_variant({{ value }}) = 'DOUBLE'
+            or schema_of_variant({{ value }}) rlike '^DECIMAL\\(([0-9]+,[1-9][0-9]*|([1-9]|1[0-8]),0)\\)\\z'
+            then {{ runlens.spark__json_number_text("try_variant_get(" ~ value ~ ", '$', 'double')") }}
         else to_json({{ value }})
     end
 {%- endmacro %}
@@ -288,5 +344,36 @@
                 and try_variant_get(entry_value, '$', 'double') >= 0
         ),
         false
+    )
+{%- endmacro %}
+
+{#- Spark: a double written as DuckDB's JSON writer (yyjson) writes it: the shortest digits,
+    plain between 1e-6 and 1e21 (with `.0` when whole), else `<d>[.<ddd>]e<exponent>`. Spark's
+    text of a double is Java's (`1.0E-5`), whose digits and exponent are taken apart here. -#}
+{% macro spark__json_number_text(value) -%}
+    {%- set java = "cast(" ~ value ~ " as string)" -%}
+    {%- set pattern = "'^(-?)([0-9]+)[.]([0-9]+)(E(-?[0-9]+))?$'" -%}
+    {%- set all_digits = "concat(regexp_extract(" ~ java ~ ", " ~ pattern ~ ", 2), regexp_extract(" ~ java ~ ", " ~ pattern ~ ", 3))" -%}
+    {%- set digits = "regexp_replace(regexp_replace(" ~ all_digits ~ ", '^0+', ''), '0+$', '')" -%}
+    {#- the number is 0.<digits> x 10^point -#}
+    {%- set point = "(length(regexp_extract(" ~ java ~ ", " ~ pattern ~ ", 2)) + coalesce(try_cast(nullif(regexp_extract(" ~ java ~ ", " ~ pattern ~ ", 5), '') as int), 0) - (length(" ~ all_digits ~ ") - length(regexp_replace(" ~ all_digits ~ ", '^0+', ''))))" -%}
+    concat(
+        regexp_extract({{ java }}, {{ pattern }}, 1),
+        case
+            when {{ digits }} = '' then '0.0'
+            when {{ point }} - 1 between -6 and 20 then
+                case
+                    when {{ point }} <= 0 then concat('0.', repeat('0', -{{ point }}), {{ digits }})
+                    when {{ point }} >= length({{ digits }}) then concat({{ digits }}, repeat('0', {{ point }} - length({{ digits }})), '.0')
+                    else concat(substring({{ digits }}, 1, {{ point }}), '.', substring({{ digits }}, {{ point }} + 1))
+                end
+            else
+                concat(
+                    substring({{ digits }}, 1, 1),
+                    case when length({{ digits }}) > 1 then concat('.', substring({{ digits }}, 2)) else '' end,
+                    'e',
+                    cast({{ point }} - 1 as string)
+                )
+        end
     )
 {%- endmacro %}

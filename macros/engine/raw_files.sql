@@ -50,14 +50,15 @@
 {%- endmacro %}
 
 {#- Spark reads the raw folder itself (a local path, or an HDFS / object-store URI passed through
-    unchanged). Its file sources cannot be given options in a plain `from text.\`path\``, so a
-    pre-hook on the two raw_sql models (dbt_project.yml; Spark builds them as tables, as a view
-    cannot read a temporary view) declares two temporary views over the folder: the file list
-    (binaryFile, whose content column is never read) and the files' text (wholetext: one row per
-    file, one task per file, .gz decompressed, raw bytes kept). Both list `*.jsonl` and
-    `*.jsonl.gz` recursively; Spark's listing already skips names starting with `_` or `.`, and
-    the models drop them again (Spark keeps `_x=y` folders). A gzip file Spark cannot decompress
-    is skipped by the text view (ignoreCorruptFiles) and keeps its file record with a read_error. -#}
+    unchanged). Its file sources take no options in a plain `from text.\`path\``, so pre-hooks on
+    the two raw_sql models (dbt_project.yml; Spark builds them as tables, as a view cannot read a
+    temporary view) declare temporary views over the folder: the files' text (wholetext: one row
+    per file, one task per file, .gz decompressed, the raw bytes kept) and, off the local file
+    system only, the file list (binaryFile, whose content column is never read). Both take
+    `*.jsonl` and `*.jsonl.gz` recursively; Spark's listing skips names starting with `_` or `.`,
+    and the models drop them again (Spark keeps `_x=y` folders). A gzip file Spark cannot
+    decompress is skipped by the text view (ignoreCorruptFiles) and keeps its file record with a
+    read_error. -#}
 {% macro prepare_raw_file_list() -%}
     {{ return(adapter.dispatch('prepare_raw_file_list', 'runlens')()) }}
 {%- endmacro %}
@@ -74,6 +75,7 @@
 {%- endmacro %}
 
 {% macro spark__prepare_raw_file_list() -%}
+    {% if not runlens.spark__raw_dir_is_local() -%}
     create or replace temporary view runlens_raw_file_list
     using binaryFile
     options (
@@ -81,6 +83,7 @@
         recursiveFileLookup 'true',
         pathGlobFilter '*.{jsonl,jsonl.gz}'
     )
+    {%- endif %}
 {%- endmacro %}
 
 {% macro spark__prepare_raw_file_text() -%}
@@ -122,11 +125,11 @@
     {%- else -%}
         {%- set joined = "concat(reflect('java.lang.System', 'getProperty', 'user.dir'), '/', '" ~ path | replace("\\", "\\\\") | replace("'", "\\'") ~ "')" -%}
     {%- endif -%}
-    {%- set normalised = "regexp_replace(regexp_replace(" ~ joined ~ ", '/(\\\\./)+', '/'), '/+', '/')" -%}
+    {%- set normalised = namespace(sql="regexp_replace(regexp_replace(" ~ joined ~ ", '/(\\\\./)+', '/'), '/+', '/')") -%}
     {%- for _ in range(4) -%}
-        {%- set normalised = "regexp_replace(" ~ normalised ~ ", '/[^/]+/\\\\.\\\\.(/|$)', '/')" -%}
+        {%- set normalised.sql = "regexp_replace(" ~ normalised.sql ~ ", '/(?!\\\\.\\\\.(/|$))[^/]+/\\\\.\\\\.(/|$)', '/')" -%}
     {%- endfor -%}
-    regexp_replace(regexp_replace({{ normalised }}, '/\\.$', ''), '(.)/$', '$1')
+    regexp_replace(regexp_replace({{ normalised.sql }}, '/\\.$', ''), '(.)/$', '$1')
 {%- endmacro %}
 
 {#- Spark: a listed file's path relative to the raw folder, `/`-separated. -#}
@@ -134,50 +137,39 @@
     substring({{ runlens.spark__uri_path(uri) }}, length({{ runlens.spark__raw_root_path() }}) + 2)
 {%- endmacro %}
 
-{#- Spark: the inventory. On a local folder the size and modification time come from stat(1),
-    run over the listed files with TRANSFORM, because Hadoop lists modification times in
-    milliseconds and DuckDB keeps microseconds (Python's float st_mtime, rounded half to even,
-    reproduced here); the fingerprint then has nanoseconds as on DuckDB. Elsewhere (HDFS,
-    object stores) the listing's own size and millisecond time are used. -#}
+{#- Spark: the inventory. Spark's file sources drop empty files, and Hadoop lists modification
+    times in milliseconds where DuckDB keeps microseconds, so a local folder is listed by find(1)
+    and stat(1) run through TRANSFORM (names starting with `_` or `.` pruned, symlinked folders not
+    followed, as os.walk in raw_duckdb/stg_raw_files.py); the fingerprint then has nanoseconds as
+    on DuckDB, and modified_at is Python's float st_mtime rounded half to even to the microsecond,
+    reproduced here. Elsewhere (HDFS, object stores) the binaryFile listing gives the files (not
+    the empty ones) with their size and millisecond time. -#}
 {% macro spark__select_raw_files() -%}
+    {%- set stat_pattern = "'^(.*)[|]([0-9]+)[|](-?[0-9]+)[.]([0-9]{9})$'" -%}
     with
 
-    listed as (
-        select
-            {{ runlens.spark__relative_path('path') }} as file_path,
-            {% if runlens.spark__raw_dir_is_local() -%}
-                {{ runlens.spark__uri_path('path') }}
-            {%- else -%}
-                path
-            {%- endif %} as absolute_path,
-            length as listed_size,
-            modificationTime as listed_modified_at
-        from runlens_raw_file_list
-    ),
-
-    logs as (
-        select * from listed
-        where
-            file_path rlike '[.]jsonl([.]gz)?$'
-            and not file_path rlike '(^|/)[_.]'
-    ),
-
     {% if runlens.spark__raw_dir_is_local() -%}
+    raw_root as (
+        select {{ runlens.spark__raw_root_path() }} as root_path
+    ),
+
     stat_lines as (
-        select transform (absolute_path)
-            using 'tr "\\n" "\\0" | xargs -0 -r stat -c "%n|%s|%.9Y" -- ; exit 0'
+        select transform (root_path)
+            using 'while IFS= read -r root; do find -H "$root" -mindepth 1 -name "[._]*" -prune -o "(" -type f -o -type l ")" "(" -name "*.jsonl" -o -name "*.jsonl.gz" ")" -print0 | xargs -0 -r stat -L -c "%n|%s|%.9Y" -- ; done; exit 0'
             as (stat_line string)
-        from logs
+        from raw_root
     ),
 
     stats as (
         select
-            regexp_extract(stat_line, '^(.*)[|]([0-9]+)[|](-?[0-9]+)[.]([0-9]{9})$', 1) as absolute_path,
-            cast(regexp_extract(stat_line, '^(.*)[|]([0-9]+)[|](-?[0-9]+)[.]([0-9]{9})$', 2) as bigint) as size_bytes,
-            cast(regexp_extract(stat_line, '^(.*)[|]([0-9]+)[|](-?[0-9]+)[.]([0-9]{9})$', 3) as bigint) as mtime_seconds,
-            cast(regexp_extract(stat_line, '^(.*)[|]([0-9]+)[|](-?[0-9]+)[.]([0-9]{9})$', 4) as bigint) as mtime_nanos
+            regexp_extract(stat_lines.stat_line, {{ stat_pattern }}, 1) as absolute_path,
+            cast(regexp_extract(stat_lines.stat_line, {{ stat_pattern }}, 2) as bigint) as size_bytes,
+            cast(regexp_extract(stat_lines.stat_line, {{ stat_pattern }}, 3) as bigint) as mtime_seconds,
+            cast(regexp_extract(stat_lines.stat_line, {{ stat_pattern }}, 4) as bigint) as mtime_nanos,
+            raw_root.root_path
         from stat_lines
-        where stat_line rlike '^(.*)[|]([0-9]+)[|](-?[0-9]+)[.]([0-9]{9})$'
+        cross join raw_root
+        where stat_lines.stat_line rlike {{ stat_pattern }}
     ),
 
     stat_times as (
@@ -187,42 +179,42 @@
         from stats
     ),
 
-    stat_micros as (
+    logs as (
         select
-            *,
-            cast(floor(mtime_float) as bigint) as whole_seconds,
-            cast(bround((mtime_float - floor(mtime_float)) * 1000000.0D, 0) as bigint) as micros
+            substring(absolute_path, length(root_path) + 2) as file_path,
+            absolute_path,
+            size_bytes,
+            timestamp_micros(
+                cast(floor(mtime_float) as bigint) * 1000000
+                + cast(bround((mtime_float - floor(mtime_float)) * 1000000.0D, 0) as bigint)
+            ) as modified_at,
+            size_bytes || ':' || (mtime_seconds * 1000000000 + mtime_nanos) as file_fingerprint
         from stat_times
+    ),
+    {%- else -%}
+    logs as (
+        select
+            {{ runlens.spark__relative_path('path') }} as file_path,
+            path as absolute_path,
+            length as size_bytes,
+            modificationTime as modified_at,
+            length || ':' || unix_millis(modificationTime) * 1000000 as file_fingerprint
+        from runlens_raw_file_list
     ),
     {%- endif %}
 
     final as (
         select
-            logs.file_path,
-            logs.absolute_path,
-            {% if runlens.spark__raw_dir_is_local() -%}
-            coalesce(stat_micros.size_bytes, logs.listed_size) as size_bytes,
-            coalesce(
-                timestamp_micros(stat_micros.whole_seconds * 1000000 + stat_micros.micros),
-                logs.listed_modified_at
-            ) as modified_at,
-            {%- else -%}
-            logs.listed_size as size_bytes,
-            logs.listed_modified_at as modified_at,
-            {%- endif %}
-            logs.file_path rlike '[.]gz$' as is_gzip,
-            {% if runlens.spark__raw_dir_is_local() -%}
-            coalesce(
-                stat_micros.size_bytes || ':' || (stat_micros.mtime_seconds * 1000000000 + stat_micros.mtime_nanos),
-                logs.listed_size || ':' || unix_millis(logs.listed_modified_at) * 1000000
-            ) as file_fingerprint
-            {%- else -%}
-            logs.listed_size || ':' || unix_millis(logs.listed_modified_at) * 1000000 as file_fingerprint
-            {%- endif %}
+            file_path,
+            absolute_path,
+            size_bytes,
+            modified_at,
+            file_path rlike '[.]gz$' as is_gzip,
+            file_fingerprint
         from logs
-        {% if runlens.spark__raw_dir_is_local() -%}
-        left join stat_micros on logs.absolute_path = stat_micros.absolute_path
-        {%- endif %}
+        where
+            file_path rlike '[.]jsonl([.]gz)?$'
+            and not file_path rlike '(^|/)[_.]'
     )
 
     select * from final

@@ -80,7 +80,7 @@ final as (
         current_side.collection,
         current_side.baseline_collection,
         current_side.config_key,
-        current_side.config_values as {{ adapter.quote('values') }},
+        current_side.config_values as {{ adapter.quote('values') }},  -- noqa: RF06
         baseline_side.config_values as baseline_values
     from value_sets as current_side
     inner join value_sets as baseline_side

@@ -3,6 +3,10 @@
 -- when valid) and its typed fields. The reason codes and their order are the input contract
 -- (input_contract.md). Incremental by file: the pre-hook deletes the lines of files that are gone
 -- or changed, and only files without rows here are parsed. Duplicates are settled in stg_events.
+{%- set event_fields = [
+    'run_id', 'event', 'ts', 'step', 'epoch', 'collection', 'task', 'config', 'status', 'wall_seconds',
+    'sections', 'source_format', 'source_path', 'is_approximate', 'approximation'
+] %}
 with
 
 raw_lines as (
@@ -20,7 +24,7 @@ parsed as (
         line_number,
         raw_text,
         is_invalid_utf8,
-        {{ runlens.try_parse_json('line_text') }} as doc
+        {{ runlens.try_parse_json('line_text', event_fields) }} as doc
     from raw_lines
 ),
 
@@ -32,7 +36,7 @@ fields as (
         raw_text,
         is_invalid_utf8,
         doc,
-        {{ runlens.is_json_object('doc') }} as is_object,
+        {{ runlens.is_parsed_object('doc') }} as is_object,
         {{ runlens.json_kind('doc', 'run_id') }} as run_id_kind,
         {{ runlens.json_text('doc', 'run_id') }} as run_id,
         {{ runlens.json_kind('doc', 'event') }} as event_kind,
