@@ -61,7 +61,7 @@
 {%- endmacro %}
 
 {% macro duckdb__is_parsed_object(doc) -%}
-    coalesce({{ doc }}.is_object, false)
+    coalesce({{ doc }}['is_object'], false)
 {%- endmacro %}
 
 {#- PostgreSQL and Spark read a parsed line as any JSON value. -#}
@@ -90,7 +90,7 @@
 {%- endmacro %}
 
 {% macro duckdb__json_kind(doc, key) -%}
-    case json_type({{ doc }}.fields."{{ key }}")
+    case json_type({{ doc }}['fields']['{{ key }}'])
         when 'OBJECT' then 'object'
         when 'ARRAY' then 'array'
         when 'VARCHAR' then 'string'
@@ -122,7 +122,7 @@
 {%- endmacro %}
 
 {% macro duckdb__json_text(doc, key) -%}
-    ({{ doc }}.fields."{{ key }}" ->> '$')
+    ({{ doc }}['fields']['{{ key }}'] ->> '$')
 {%- endmacro %}
 
 {% macro postgres__json_text(doc, key) -%}
@@ -135,7 +135,7 @@
 {%- endmacro %}
 
 {% macro duckdb__json_value(doc, key) -%}
-    {{ doc }}.fields."{{ key }}"
+    {{ doc }}['fields']['{{ key }}']
 {%- endmacro %}
 
 {% macro postgres__json_value(doc, key) -%}
