@@ -34,10 +34,7 @@ MARTS = load_marts()
 @pytest.fixture(scope="session")
 def sample_path(sample_db):
     """Path of the sample's built DuckDB database (the fixture gives a connection to it)."""
-    (path,) = sample_db.execute(
-        "select path from duckdb_databases() where database_name = current_database()"
-    ).fetchone()
-    return path
+    return first(sample_db, "select path from duckdb_databases() where database_name = current_database()")
 
 
 @pytest.fixture
@@ -58,8 +55,13 @@ def copy_db(sample_path, tmp_path):
 
 
 def first(sample_db, sql):
-    """The first value of the first row of a query on the sample database."""
-    row = sample_db.execute(sql).fetchone()
+    """The first value of the first row of a query on the sample database (on a cursor of its own,
+    so no result is left pending on the session's shared connection)."""
+    cursor = sample_db.cursor()
+    try:
+        row = cursor.execute(sql).fetchone()
+    finally:
+        cursor.close()
     assert row is not None, f"the sample has no row for: {sql}"
     return row[0]
 

@@ -207,12 +207,17 @@
     {{ return(adapter.dispatch('is_object_of_non_negative_numbers', 'runlens')(doc)) }}
 {%- endmacro %}
 
+{#- DuckDB: a JSON null inside the object comes out of the map as SQL NULL, which must count as
+    "not a number", not as unknown. -#}
 {% macro duckdb__is_object_of_non_negative_numbers(doc) -%}
     coalesce(
         list_bool_and(
             list_transform(
                 map_entries(try_cast({{ doc }} as map(varchar, json))),
-                lambda entry: json_type(entry.value) in ('UBIGINT', 'BIGINT', 'DOUBLE') and try_cast(entry.value as double) >= 0
+                lambda entry: coalesce(
+                    json_type(entry.value) in ('UBIGINT', 'BIGINT', 'DOUBLE') and try_cast(entry.value as double) >= 0,
+                    false
+                )
             )
         ),
         try_cast({{ doc }} as map(varchar, json)) is not null
