@@ -31,6 +31,8 @@ asserted anywhere; tests/test_bench_smoke.py only runs it small.
 Internal modes (run as subprocesses so that each is timed and measured alone):
     bench.py _floor RAW_DIR MARTS_DB OUT_JSON
     bench.py _pandas RAW_DIR MARTS_DB OUT_JSON
+and, to write the docs again from a saved run (bench_out/benchmarks.json is written after each size):
+    bench.py _render BENCHMARKS_JSON OUT_DIR [ENGINES_STATUS]
 """
 
 from __future__ import annotations
@@ -932,6 +934,8 @@ def markdown(report: dict) -> str:
             lines.append("")
     if report.get("engines"):
         lines += engine_markdown(report["engines"])
+    elif report.get("engines_status"):
+        lines += ["## Other engines", "", report["engines_status"], ""]
     lines += [
         "## Method",
         "",
@@ -1115,6 +1119,15 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    if argv and argv[0] == "_render":
+        # re-render the docs from a saved run: bench.py _render BENCHMARKS_JSON OUT_DIR [ENGINES_STATUS]
+        report = json.loads(Path(argv[1]).read_text())
+        if len(argv) > 3:
+            report["engines_status"] = argv[3]
+        Path(argv[2]).mkdir(parents=True, exist_ok=True)
+        (Path(argv[2]) / "benchmarks.json").write_text(json.dumps(report, indent=2) + "\n")
+        (Path(argv[2]) / "benchmarks.md").write_text(markdown(report))
+        return 0
     if argv and argv[0] in ("_floor", "_pandas"):
         raw_dir, marts_db, out_json = (Path(a) for a in argv[1:4])
         (floor_main if argv[0] == "_floor" else pandas_main)(raw_dir, marts_db, out_json)
