@@ -1,6 +1,9 @@
 {#- Helper functions an engine needs before the models run (on-run-start in dbt_project.yml).
     PostgreSQL has no try_cast: a cast that fails raises an error and would stop the build, so
-    each conversion a bad line could break is wrapped in a function that gives NULL instead. -#}
+    each conversion a bad line could break is wrapped in a function that gives NULL instead.
+    An EXCEPTION block starts a subtransaction, which a parallel worker cannot do, so the functions
+    are parallel unsafe (marked safe, a parallel plan failed with "cannot start subtransactions
+    during a parallel operation"). -#}
 {% macro create_engine_functions() -%}
     {{ return(adapter.dispatch('create_engine_functions', 'runlens')()) }}
 {%- endmacro %}
@@ -14,7 +17,7 @@
     create schema if not exists {{ schema }};
 
     create or replace function {{ schema }}.runlens_try_jsonb(line text) returns jsonb
-    language plpgsql immutable parallel safe as $$
+    language plpgsql immutable parallel unsafe as $$
     begin
         return line::jsonb;
     exception when others then
@@ -22,7 +25,7 @@
     end $$;
 
     create or replace function {{ schema }}.runlens_try_bigint(value text) returns bigint
-    language plpgsql immutable parallel safe as $$
+    language plpgsql immutable parallel unsafe as $$
     begin
         return value::bigint;
     exception when others then
@@ -30,7 +33,7 @@
     end $$;
 
     create or replace function {{ schema }}.runlens_try_double(value text) returns double precision
-    language plpgsql immutable parallel safe as $$
+    language plpgsql immutable parallel unsafe as $$
     begin
         return value::double precision;
     exception when others then
@@ -40,7 +43,7 @@
     -- RFC 3339 text that passed the pattern check, ending in Z or an offset, to UTC. The offset
     -- is applied by hand: timestamptz input stops at +-15:59, RFC 3339 allows up to +-23:59.
     create or replace function {{ schema }}.runlens_try_utc_timestamp(value text) returns timestamp
-    language plpgsql immutable parallel safe as $$
+    language plpgsql immutable parallel unsafe as $$
     declare
         zone text := substring(value from '(Z|[+-][0-9]{2}:[0-9]{2})$');
         local_time timestamp;
@@ -57,7 +60,7 @@
 
     -- Unix epoch seconds to UTC, rounded to the microsecond (halves away from zero, as DuckDB)
     create or replace function {{ schema }}.runlens_try_epoch_timestamp(value text) returns timestamp
-    language plpgsql immutable parallel safe as $$
+    language plpgsql immutable parallel unsafe as $$
     declare
         micros double precision := value::double precision * 1000000;
     begin

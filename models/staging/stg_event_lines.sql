@@ -17,7 +17,7 @@ raw_lines as (
         and {{ runlens.is_file_to_parse('file_path') }}
 ),
 
-parsed as (
+parsed as {{ runlens.materialized_cte() }}(
     select
         file_path,
         file_fingerprint,
@@ -28,7 +28,7 @@ parsed as (
     from raw_lines
 ),
 
-fields as (
+fields as {{ runlens.materialized_cte() }}(
     select
         file_path,
         file_fingerprint,
@@ -68,7 +68,7 @@ fields as (
     from parsed
 ),
 
-typed as (
+typed as {{ runlens.materialized_cte() }}(
     select
         *,
         case when step_kind = 'integer' then {{ runlens.try_to_bigint('step_text') }} end as step,
@@ -79,7 +79,7 @@ typed as (
     from fields
 ),
 
-classified as (
+classified as {{ runlens.materialized_cte() }}(
     select
         typed.*,
         case
