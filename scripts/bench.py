@@ -1052,8 +1052,9 @@ def engine_markdown(engines: dict) -> list[str]:
         "",
         f"The same project on each engine (`--engines`), over the bundled sample ({engines['lines_read']['sample']:,} "
         f"lines) and over {engines['large_runs']:,} generated runs ({engines['lines_read']['large']:,} lines, the "
-        "sharded layout), every build with its data and unit tests. PostgreSQL 15 runs on the same machine "
-        "(its memory is not in the peak); its raw load (client-side COPY) is timed apart from the dbt build. "
+        "sharded layout), every build with its data tests (unit tests run in `make test`). PostgreSQL 15 runs on "
+        "the same machine (its memory is not in the peak); its raw load (client-side COPY) is timed apart from "
+        "the dbt build. "
         "Spark is local pyspark (dbt-spark's session method) on the same 2 cores: it rebuilds everything on "
         "every build, and its point is scaling out, not one machine. Parity: every mart against DuckDB's, row by "
         "row (scripts/parity.py).",
