@@ -1,43 +1,38 @@
-{#- Incremental bookkeeping. A model that keeps rows per raw file (or per run) deletes, before it
-    runs, the rows whose file (run) is gone or has a new fingerprint; it then computes only the
-    files (runs) it has no rows for. So new and changed inputs are recomputed whole, removed ones
-    leave, and nothing is duplicated. -#}
+{#- Incremental bookkeeping. stg_log_lines keeps rows per raw file: before it runs, it deletes the
+    rows of files that are gone from the raw folder or have a new fingerprint, then reads only the
+    files it has no rows for; new and changed files are read whole, removed ones leave, nothing is
+    duplicated. Every row carries loaded_at, when the build that read it started. -#}
 
-{#- Pre-hook: forget the rows of files that are gone from the raw folder or changed since. -#}
+{#- The start of this dbt invocation (UTC), the same in every model of a build. -#}
+{% macro build_started_at() -%}
+    cast('{{ run_started_at.strftime("%Y-%m-%d %H:%M:%S.%f") }}' as {{ dbt.type_timestamp() }})
+{%- endmacro %}
+
+{#- Pre-hook of stg_log_lines: forget the rows of files that are gone or changed since. -#}
 {% macro delete_rows_of_changed_files() -%}
     {% if is_incremental() -%}
         delete from {{ this }}
-        where file_path || '|' || file_fingerprint not in (
-            select files.file_path || '|' || files.file_fingerprint from {{ ref('stg_raw_files') }} as files
+        where file_path in (
+            select read_files.file_path
+            from {{ this }} as read_files
+            where
+                read_files.line_number = 0
+                and not exists (
+                    select 1
+                    from {{ source('runlens_logs', 'log_files') }} as log_files
+                    where
+                        log_files.file_path = read_files.file_path
+                        and log_files.file_fingerprint = read_files.file_fingerprint
+                )
         )
     {%- endif %}
 {%- endmacro %}
 
-{#- Pre-hook: forget the rows of runs that are gone or whose events changed since. -#}
-{% macro delete_rows_of_changed_runs() -%}
+{#- Filter: true for the files stg_log_lines must read: every file on a full build, the files it
+    has no rows for on an incremental one (their file record, line 0, is there once read). -#}
+{% macro is_file_to_read(file_path_column, file_fingerprint_column) -%}
     {% if is_incremental() -%}
-        delete from {{ this }}
-        where run_id || '|' || run_fingerprint not in (
-            select runs.run_id || '|' || runs.run_fingerprint from {{ ref('int_run_fingerprints') }} as runs
-        )
-    {%- endif %}
-{%- endmacro %}
-
-{#- Filter: true for the runs this model must (re)compute: every run on a full build, the runs
-    it has no rows for on an incremental one. -#}
-{% macro is_run_to_compute(run_id_column) -%}
-    {% if is_incremental() -%}
-        {{ run_id_column }} not in (select distinct computed.run_id from {{ this }} as computed)
-    {%- else -%}
-        true
-    {%- endif %}
-{%- endmacro %}
-
-{#- Filter: true for the raw files this model must (re)parse: every file on a full build, the files
-    it has no rows for on an incremental one. -#}
-{% macro is_file_to_parse(file_path_column) -%}
-    {% if is_incremental() -%}
-        {{ file_path_column }} not in (select distinct parsed.file_path from {{ this }} as parsed)
+        {{ file_path_column }} not in (select read_files.file_path from {{ this }} as read_files where read_files.line_number = 0)
     {%- else -%}
         true
     {%- endif %}

@@ -125,11 +125,11 @@ def reject_reason(db, file_path: str, line_number: int) -> str | None:
     """The line's reject reason, or None when it was accepted (it must be one or the other)."""
     rejected = rows(
         db,
-        "select reject_reason from stg_event_rejects where file_path = ? and line_number = ?",
+        "select reject_reason from fct_rejected_lines where file_path = ? and line_number = ?",
         file_path,
         line_number,
     )
-    accepted = rows(db, "select 1 from stg_events where file_path = ? and line_number = ?", file_path, line_number)
+    accepted = rows(db, "select 1 from fct_events where file_path = ? and line_number = ?", file_path, line_number)
     assert len(rejected) + len(accepted) == 1, f"{file_path}:{line_number} must be accepted or rejected once"
     return rejected[0]["reject_reason"] if rejected else None
 
@@ -159,7 +159,7 @@ def assert_file_lines(db, file_path: str, physical: int, under_test: set[int]) -
     assert row["read_error"] is None
     assert (row["physical_lines"], row["blank_lines"], row["lines_read"]) == (physical, 0, physical)
     assert row["lines_read"] == row["accepted"] + row["duplicates"] + row["rejected"]
-    accepted = rows(db, "select line_number from stg_events where file_path = ?", file_path)
+    accepted = rows(db, "select line_number from fct_events where file_path = ?", file_path)
     assert set(range(1, physical + 1)) - {r["line_number"] for r in accepted} <= under_test
     assert row["accepted"] == len(accepted)
 
@@ -434,8 +434,8 @@ def test_conflicting_duplicate_the_first_by_file_path_wins(lines_db):
     quality = one(lines_db, "select * from agg_file_data_quality where file_path = 'conflict/2.jsonl'")
     assert (quality["accepted"], quality["duplicates"], quality["rejected"]) == (4, 1, 0)
     elsewhere = "select count(*) from {} where file_path = 'conflict/2.jsonl' and line_number = 2"
-    assert lines_db.execute(elsewhere.format("stg_events")).fetchone() == (0,)
-    assert lines_db.execute(elsewhere.format("stg_event_rejects")).fetchone() == (0,)
+    assert lines_db.execute(elsewhere.format("fct_events")).fetchone() == (0,)
+    assert lines_db.execute(elsewhere.format("fct_rejected_lines")).fetchone() == (0,)
 
 
 # =================================================================================================
@@ -479,7 +479,7 @@ def big_db(tmp_path_factory):
 def test_50_mb_line_is_accepted_and_neighbours_are_unaffected(big_db):
     """The contract sets no line length limit, so a valid 50 MB run_start is an ordinary event."""
     assert reject_reason(big_db, "huge-line.jsonl", 2) is None
-    length = "select length(config ->> '$.blob') from stg_events where run_id = 'huge' and event_type = 'run_start'"
+    length = "select length(config ->> '$.blob') from fct_events where run_id = 'huge' and event_type = 'run_start'"
     assert big_db.execute(length).fetchall() == [(HUGE_BYTES,)]
     row = run_row(big_db, "huge")
     assert (row["status"], row["collection"], row["wall_seconds"]) == ("completed", "adv-big", 100.0)
@@ -587,7 +587,7 @@ def test_the_files_read_are_exactly_the_logs(fs_db):
 def test_odd_file_name_is_loaded_and_shown_as_written(fs_db, file_path):
     assert_file_lines(fs_db, file_path, 4, under_test=set())
     assert_good_run(fs_db, ODD_NAMES[file_path])
-    events = fs_db.execute("select count(*) from stg_events where file_path = ?", [file_path]).fetchone()
+    events = fs_db.execute("select count(*) from fct_events where file_path = ?", [file_path]).fetchone()
     assert events == (4,)
 
 

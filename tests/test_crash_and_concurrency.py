@@ -45,7 +45,6 @@ def snapshot(database) -> dict[str, list]:
 @pytest.fixture
 def project(tmp_path):
     project = copy_project(tmp_path / "project", FAULTY / "collections.csv")
-    (project / "scripts").mkdir()
     shutil.copy2(REPO / "scripts" / "build.py", project / "scripts" / "build.py")
     raw = tmp_path / "raw"
     shutil.copytree(FAULTY, raw)

@@ -79,7 +79,7 @@ def test_line_totals(faulty_db):
 def test_reject_set(faulty_db):
     found = sorted(
         (r["file_path"], r["line_number"], r["reject_reason"])
-        for r in rows(faulty_db, "select * from stg_event_rejects")
+        for r in rows(faulty_db, "select * from fct_rejected_lines")
     )
     assert found == sorted((r["file"], r["line_number"], r["reason"]) for r in EXPECTED["rejects"])
 
@@ -88,7 +88,7 @@ def test_reject_set(faulty_db):
 def test_reject_reason(faulty_db, reject):
     row = one(
         faulty_db,
-        "select * from stg_event_rejects where file_path = ? and line_number = ?",
+        "select * from fct_rejected_lines where file_path = ? and line_number = ?",
         reject["file"],
         reject["line_number"],
     )
@@ -96,7 +96,7 @@ def test_reject_reason(faulty_db, reject):
 
 
 def test_invalid_utf8_raw_text_keeps_bytes(faulty_db):
-    row = one(faulty_db, "select raw_text from stg_event_rejects where reject_reason = 'invalid_utf8'")
+    row = one(faulty_db, "select raw_text from fct_rejected_lines where reject_reason = 'invalid_utf8'")
     assert "caf\\xE9" in row["raw_text"]
 
 

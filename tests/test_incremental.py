@@ -13,9 +13,9 @@ from conftest import FAULTY
 from pipeline import build, copy_project, rounded, run_dbt
 
 COMPARED = [
-    "stg_events",
-    "stg_event_rejects",
-    "stg_event_duplicates",
+    "fct_events",
+    "fct_rejected_lines",
+    "fct_duplicate_lines",
     "fct_runs",
     "fct_run_intervals",
     "agg_collection_runtime",
@@ -111,7 +111,7 @@ def test_refresh_with_nothing_changed_reads_no_file(project, tmp_path):
 
     def loaded_rows():
         with duckdb.connect(str(database), read_only=True) as connection:
-            return connection.sql("select rowid, file_path, line_number from stg_raw_lines order by rowid").fetchall()
+            return connection.sql("select rowid, file_path, line_number from stg_log_lines order by rowid").fetchall()
 
     before_rows, before = loaded_rows(), snapshot(database)
     build(project, raw, database)

@@ -1,6 +1,7 @@
 """The dbt project as a whole: documented, deterministic, clear about user mistakes, and its JSON
 Schema agrees with what the pipeline accepts."""
 
+import gzip
 import json
 import shutil
 
@@ -40,7 +41,7 @@ def test_docs_describe_every_model_and_column(documented_project):
 
 def test_building_twice_gives_identical_tables(tmp_path):
     project = copy_project(tmp_path / "project", FAULTY / "collections.csv")
-    tables = ["stg_events", "stg_event_rejects", "fct_runs", "fct_run_intervals", "agg_collection_runtime"]
+    tables = ["fct_events", "fct_rejected_lines", "fct_runs", "fct_run_intervals", "agg_collection_runtime"]
     snapshots = []
     for attempt in range(2):
         database = tmp_path / f"build{attempt}.duckdb"
@@ -78,11 +79,20 @@ def schema_accepts(line: str) -> bool:
 
 def test_schema_agrees_with_the_pipeline(faulty_db):
     """Every line the pipeline accepts validates; every line it rejects after parsing does not."""
-    lines = faulty_db.sql(
-        "select raw.line_text, lines.reject_reason from stg_event_lines as lines"
-        " inner join stg_raw_lines as raw using (file_path, line_number)"
-        " where lines.reject_reason is null or lines.reject_reason not in ('invalid_utf8', 'invalid_json')"
+    lines = {}
+    for path in FAULTY.rglob("*.jsonl*"):
+        data = gzip.decompress(path.read_bytes()) if path.suffix == ".gz" else path.read_bytes()
+        for number, line in enumerate(data.split(b"\n"), 1):
+            lines[(path.relative_to(FAULTY).as_posix(), number)] = line.decode("utf-8", "replace").rstrip("\r")
+    outcomes = faulty_db.sql(
+        "select file_path, line_number, reject_reason from stg_log_lines"
+        " where line_number > 0 and not is_blank"
+        " and (reject_reason is null or reject_reason not in ('invalid_utf8', 'invalid_json'))"
     ).fetchall()
-    assert len(lines) > 40
-    disagreements = [(line, reason) for line, reason in lines if schema_accepts(line) != (reason is None)]
+    assert len(outcomes) > 40
+    disagreements = [
+        (lines[(path, number)], reason)
+        for path, number, reason in outcomes
+        if schema_accepts(lines[(path, number)].lstrip("\ufeff")) != (reason is None)
+    ]
     assert disagreements == []

@@ -533,7 +533,7 @@ def check_accounting(db, folder: Folder) -> None:
 
     rejects = sorted(
         (row["file_path"], row["line_number"], row["reject_reason"])
-        for row in rows(db, "select file_path, line_number, reject_reason from stg_event_rejects")
+        for row in rows(db, "select file_path, line_number, reject_reason from fct_rejected_lines")
     )
     assert rejects == folder.faults(), "every injected fault is rejected where it was written, with its reason"
     by_reason = {row["reject_reason"]: row["rejected_lines"] for row in rows(db, "select * from agg_reject_reasons")}

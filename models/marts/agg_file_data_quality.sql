@@ -2,71 +2,61 @@
 -- physical_lines = lines_read + blank_lines; lines_read = accepted + duplicates + rejected.
 with
 
-files as (
-    select * from {{ ref('stg_raw_files') }}
+lines as (
+    select * from {{ ref('stg_log_lines') }}
 ),
 
-raw_lines as (
-    select * from {{ ref('stg_raw_lines') }}
+occurrences as (
+    select * from {{ ref('int_event_occurrences') }}
 ),
 
-event_lines as (
-    select * from {{ ref('stg_event_lines') }}
+file_records as (
+    select
+        file_path,
+        size_bytes,
+        modified_at,
+        is_gzip,
+        read_error
+    from lines
+    where line_number = 0
 ),
 
 line_counts as (
     select
         file_path,
-        count(*) filter (where line_number > 0) as physical_lines,
-        count(*) filter (where line_number > 0 and is_blank) as blank_lines,
-        max(read_error) filter (where line_number = 0) as read_error
-    from raw_lines
-    group by file_path
-),
-
-read_counts as (
-    select
-        file_path,
-        count(*) as lines_read,
+        count(*) as physical_lines,
+        count(*) filter (where is_blank) as blank_lines,
         count(*) filter (where reject_reason is not null) as rejected
-    from event_lines
+    from lines
+    where line_number > 0
     group by file_path
 ),
 
-accepted_counts as (
+occurrence_counts as (
     select
         file_path,
-        count(*) as accepted
-    from {{ ref('stg_events') }}
-    group by file_path
-),
-
-duplicate_counts as (
-    select
-        file_path,
-        count(*) as duplicates
-    from {{ ref('stg_event_duplicates') }}
+        count(*) filter (where occurrence = 1) as accepted,
+        count(*) filter (where occurrence > 1) as duplicates
+    from occurrences
     group by file_path
 ),
 
 final as (
     select
-        files.file_path,
-        files.size_bytes,
-        files.modified_at,
-        files.is_gzip,
-        line_counts.read_error,
+        file_records.file_path,
+        file_records.size_bytes,
+        file_records.modified_at,
+        file_records.is_gzip,
+        file_records.read_error,
         coalesce(line_counts.physical_lines, 0) as physical_lines,
         coalesce(line_counts.blank_lines, 0) as blank_lines,
-        coalesce(read_counts.lines_read, 0) as lines_read,
-        coalesce(accepted_counts.accepted, 0) as accepted,
-        coalesce(duplicate_counts.duplicates, 0) as duplicates,
-        coalesce(read_counts.rejected, 0) as rejected
-    from files
-    left join line_counts on files.file_path = line_counts.file_path
-    left join read_counts on files.file_path = read_counts.file_path
-    left join accepted_counts on files.file_path = accepted_counts.file_path
-    left join duplicate_counts on files.file_path = duplicate_counts.file_path
+        coalesce(line_counts.physical_lines - line_counts.blank_lines, 0) as lines_read,
+        coalesce(occurrence_counts.accepted, 0) as accepted,
+        coalesce(occurrence_counts.duplicates, 0) as duplicates,
+        coalesce(line_counts.rejected, 0) as rejected
+    from file_records
+    left join line_counts on file_records.file_path = line_counts.file_path
+    left join occurrence_counts on file_records.file_path = occurrence_counts.file_path
 )
 
 select * from final

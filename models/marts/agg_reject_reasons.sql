@@ -2,7 +2,7 @@
 with
 
 rejects as (
-    select * from {{ ref('stg_event_rejects') }}
+    select * from {{ ref('fct_rejected_lines') }}
 ),
 
 final as (

@@ -92,6 +92,14 @@ def _test_name_and_config(test: Any) -> tuple[str, dict]:
 
 
 def _model_key(model: dict) -> tuple[str, ...]:
+    """The mart's key: its unique or primary-key constraint (on the model or a column), else its
+    unique_combination or unique test."""
+    for constraint in model.get("constraints") or []:
+        if constraint.get("type") in ("unique", "primary_key"):
+            return tuple(column.lower() for column in constraint["columns"])
+    for column in model.get("columns") or []:
+        if any(constraint.get("type") in ("unique", "primary_key") for constraint in column.get("constraints") or []):
+            return (column["name"].lower(),)
     for test in _tests(model):
         name, config = _test_name_and_config(test)
         if name.split(".")[-1] == "unique_combination":
@@ -100,7 +108,7 @@ def _model_key(model: dict) -> tuple[str, ...]:
     for column in model.get("columns") or []:
         if any(_test_name_and_config(test)[0] == "unique" for test in _tests(column)):
             return (column["name"].lower(),)
-    raise ValueError(f"mart {model['name']} has no unique_combination test and no unique column: no key")
+    raise ValueError(f"mart {model['name']} has no unique constraint or test: no key")
 
 
 def load_marts(models_yml: Path = MARTS_YML) -> list[Mart]:

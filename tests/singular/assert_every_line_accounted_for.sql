@@ -1,20 +1,21 @@
 -- Invariant: every line of every file ends in exactly one place:
--- physical = read + blank and read = accepted + duplicates + rejected, per file (lines read and
--- rejected are counted in stg_event_lines, accepted in stg_events, duplicates in
--- stg_event_duplicates: three separate models that must agree), and every raw line is
--- classified exactly once. Returns the files that break it.
+-- physical = read + blank and read = accepted + duplicates + rejected, per file (accepted and
+-- duplicates are counted in int_event_occurrences, lines and rejects in stg_log_lines: separate
+-- models that must agree), every valid line is an occurrence, and every rejected line is listed
+-- in fct_rejected_lines. Returns the files that break it.
 with
 
 quality as (
     select * from {{ ref('agg_file_data_quality') }}
 ),
 
-non_blank_raw_lines as (
+line_counts as (
     select
         file_path,
-        count(*) as non_blank
-    from {{ ref('stg_raw_lines') }}
-    where line_number > 0 and not is_blank
+        count(*) filter (where not is_blank and reject_reason is null) as valid,
+        count(*) filter (where run_id is not null) as with_run_id
+    from {{ ref('stg_log_lines') }}
+    where line_number > 0
     group by file_path
 ),
 
@@ -22,7 +23,7 @@ rejected_lines as (
     select
         file_path,
         count(*) as rejected
-    from {{ ref('stg_event_rejects') }}
+    from {{ ref('fct_rejected_lines') }}
     group by file_path
 )
 
@@ -34,10 +35,11 @@ select
     quality.duplicates,
     quality.rejected
 from quality
-left join non_blank_raw_lines on quality.file_path = non_blank_raw_lines.file_path
+left join line_counts on quality.file_path = line_counts.file_path
 left join rejected_lines on quality.file_path = rejected_lines.file_path
 where
     quality.physical_lines != quality.lines_read + quality.blank_lines
     or quality.lines_read != quality.accepted + quality.duplicates + quality.rejected
-    or quality.lines_read != coalesce(non_blank_raw_lines.non_blank, 0)
+    or quality.accepted + quality.duplicates != coalesce(line_counts.valid, 0)
+    or coalesce(line_counts.valid, 0) != coalesce(line_counts.with_run_id, 0)
     or quality.rejected != coalesce(rejected_lines.rejected, 0)

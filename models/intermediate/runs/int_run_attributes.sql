@@ -1,14 +1,11 @@
+-- depends_on: {{ ref('int_run_versions') }}
 -- Who a run is: its collection and task (from its first run_start) and when it was last heard
 -- from. Grain: one row per run_id that has at least one accepted event.
 with
 
 events as (
-    select * from {{ ref('stg_events') }}
-    where {{ runlens.is_run_to_compute('run_id') }}
-),
-
-fingerprints as (
-    select * from {{ ref('int_run_fingerprints') }}
+    select * from {{ ref('int_event_occurrences') }}
+    where occurrence = 1 and {{ runlens.is_run_to_compute('run_id') }}
 ),
 
 first_starts as (
@@ -42,9 +39,8 @@ final as (
         heard.first_event_at,
         heard.last_event_at,
         heard.event_count,
-        fingerprints.run_fingerprint
+        {{ runlens.build_started_at() }} as computed_at
     from heard
-    inner join fingerprints on heard.run_id = fingerprints.run_id
     left join first_starts
         on heard.run_id = first_starts.run_id
         and first_starts.start_rank = 1

@@ -1,3 +1,4 @@
+-- depends_on: {{ ref('int_run_versions') }}
 -- The config of each run, flattened to dotted keys (`optimizer.lr`). Leaves are scalars or
 -- arrays, kept as JSON text. When a resumed run logged several run_starts, each key takes the
 -- value of the latest run_start that has it. Each object is parsed once per level (a config with
@@ -5,12 +6,10 @@
 with recursive
 
 run_starts as (
-    select * from {{ ref('stg_events') }}
-    where event_type = 'run_start' and config is not null and {{ runlens.is_run_to_compute('run_id') }}
-),
-
-fingerprints as (
-    select * from {{ ref('int_run_fingerprints') }}
+    select * from {{ ref('int_event_occurrences') }}
+    where
+        occurrence = 1 and event_type = 'run_start' and config is not null
+        and {{ runlens.is_run_to_compute('run_id') }}
 ),
 
 top_entries as (
@@ -69,9 +68,8 @@ final as (
         ranked.run_id,
         ranked.config_key,
         ranked.config_value,
-        fingerprints.run_fingerprint
+        {{ runlens.build_started_at() }} as computed_at
     from ranked
-    inner join fingerprints on ranked.run_id = fingerprints.run_id
     where ranked.recency_rank = 1
 )
 

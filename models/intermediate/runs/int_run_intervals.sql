@@ -1,4 +1,4 @@
--- depends_on: {{ ref('int_run_fingerprints') }}
+-- depends_on: {{ ref('int_run_versions') }}
 -- Intervals between consecutive markers of a run (definitions: def_intervals, def_pre_epoch,
 -- def_downtime). Grain: one row per run and interval_index.
 with
@@ -26,8 +26,7 @@ paired as (
         lag(event_at) over run_markers as started_at,
         event_at as ended_at,
         event_type = 'run_start' as is_downtime,
-        marker_index as to_marker_index,
-        run_fingerprint
+        marker_index as to_marker_index
     from markers
     window run_markers as (partition by run_id order by marker_index)
 ),
@@ -44,7 +43,7 @@ final as (
         {{ runlens.seconds_between('paired.started_at', 'paired.ended_at') }} as seconds,
         coalesce(paired.to_marker_index <= final_epoch_ends.final_epoch_end_index, false) as is_pre_epoch,
         paired.is_downtime,
-        paired.run_fingerprint
+        {{ runlens.build_started_at() }} as computed_at
     from paired
     left join final_epoch_ends on paired.run_id = final_epoch_ends.run_id
     where paired.interval_index >= 1

@@ -1,16 +1,14 @@
+-- depends_on: {{ ref('int_run_versions') }}
 -- The markers of each run in order (definition: def_markers in models/marts/_marts__docs.md).
 -- Grain: one row per kept marker event; marker_index numbers them from 1 within the run.
 with
 
 events as (
-    select * from {{ ref('stg_events') }}
+    select * from {{ ref('int_event_occurrences') }}
     where
-        event_type in ('run_start', 'checkpoint', 'epoch_end', 'run_end')
+        occurrence = 1
+        and event_type in ('run_start', 'checkpoint', 'epoch_end', 'run_end')
         and {{ runlens.is_run_to_compute('run_id') }}
-),
-
-fingerprints as (
-    select * from {{ ref('int_run_fingerprints') }}
 ),
 
 ordered as (
@@ -85,9 +83,8 @@ final as (
         kept.run_end_status,
         kept.is_approximate,
         kept.approximation,
-        fingerprints.run_fingerprint
+        {{ runlens.build_started_at() }} as computed_at
     from kept
-    inner join fingerprints on kept.run_id = fingerprints.run_id
 )
 
 select * from final

@@ -1,4 +1,4 @@
--- depends_on: {{ ref('int_run_fingerprints') }}
+-- depends_on: {{ ref('int_run_versions') }}
 -- Seconds per profiler section of each run, plus the `unattributed` remainder of the
 -- profiled wall time that no section covers (never below 0).
 -- Grain: one row per run and section.
@@ -10,7 +10,7 @@ profiles as (
 ),
 
 section_entries as (
-    {{ runlens.json_object_entries_query('profiles', 'sections', ['run_id', 'run_fingerprint']) }}
+    {{ runlens.json_object_entries_query('profiles', 'sections', ['run_id']) }}
 ),
 
 named_sections as (
@@ -18,7 +18,7 @@ named_sections as (
         run_id,
         entry_key as section,
         {{ runlens.json_to_double('entry_value') }} as seconds,
-        run_fingerprint
+        {{ runlens.build_started_at() }} as computed_at
     from section_entries
 ),
 
@@ -35,7 +35,7 @@ unattributed as (
         profiles.run_id,
         'unattributed' as section,
         greatest(profiles.wall_seconds - coalesce(attributed.attributed_seconds, 0), 0) as seconds,
-        profiles.run_fingerprint
+        {{ runlens.build_started_at() }} as computed_at
     from profiles
     left join attributed on profiles.run_id = attributed.run_id
 ),

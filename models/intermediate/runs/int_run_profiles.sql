@@ -1,14 +1,11 @@
+-- depends_on: {{ ref('int_run_versions') }}
 -- The profiler summary of each run: its latest `profile` event.
 -- Grain: one row per run that has a profile.
 with
 
 profiles as (
-    select * from {{ ref('stg_events') }}
-    where event_type = 'profile' and {{ runlens.is_run_to_compute('run_id') }}
-),
-
-fingerprints as (
-    select * from {{ ref('int_run_fingerprints') }}
+    select * from {{ ref('int_event_occurrences') }}
+    where occurrence = 1 and event_type = 'profile' and {{ runlens.is_run_to_compute('run_id') }}
 ),
 
 ranked as (
@@ -32,9 +29,8 @@ final as (
         ranked.event_at as profiled_at,
         ranked.profile_wall_seconds as wall_seconds,
         ranked.profile_sections as sections,
-        fingerprints.run_fingerprint
+        {{ runlens.build_started_at() }} as computed_at
     from ranked
-    inner join fingerprints on ranked.run_id = fingerprints.run_id
     where ranked.recency_rank = 1
 )
 

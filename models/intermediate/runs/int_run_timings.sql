@@ -1,4 +1,4 @@
--- depends_on: {{ ref('int_run_fingerprints') }}
+-- depends_on: {{ ref('int_run_versions') }}
 -- Event-log timings of each run that has a run_start: span, tail, downtime and the longest
 -- interval (definitions: def_wall_seconds, def_final_epoch_end, def_downtime,
 -- def_longest_interval). Grain: one row per run with at least one marker.
@@ -23,8 +23,8 @@ ranked_run_ends as (
             partition by run_id
             order by event_at desc, file_path desc, line_number desc
         ) as recency_rank
-    from {{ ref('stg_events') }}
-    where event_type = 'run_end' and {{ runlens.is_run_to_compute('run_id') }}
+    from {{ ref('int_event_occurrences') }}
+    where occurrence = 1 and event_type = 'run_end' and {{ runlens.is_run_to_compute('run_id') }}
 ),
 
 run_ends as (
@@ -40,7 +40,6 @@ run_ends as (
 marker_summary as (
     select
         run_id,
-        min(run_fingerprint) as run_fingerprint,
         min(event_at) filter (where marker_index = 1) as started_at,
         max(event_at) filter (where event_type = 'run_end') as ended_at,
         max(event_at) filter (where event_type = 'epoch_end') as final_epoch_end_at,
@@ -94,7 +93,7 @@ final as (
         coalesce(interval_summary.downtime_seconds, 0) as downtime_seconds,
         longest.longest_interval_label,
         longest.longest_interval_seconds,
-        marker_summary.run_fingerprint
+        {{ runlens.build_started_at() }} as computed_at
     from marker_summary
     left join run_ends on marker_summary.run_id = run_ends.run_id
     left join interval_summary on marker_summary.run_id = interval_summary.run_id

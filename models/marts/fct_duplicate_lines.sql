@@ -1,8 +1,9 @@
 -- Exact duplicates: valid lines that repeat an accepted event, with the event they repeat.
+-- A view over int_event_occurrences.
 with
 
 occurrences as (
-    select * from {{ ref('stg_event_occurrences') }}
+    select * from {{ ref('int_event_occurrences') }}
     where occurrence > 1
 ),
 

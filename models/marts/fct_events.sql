@@ -1,8 +1,9 @@
--- Accepted events: the first occurrence of every distinct valid event (stg_event_occurrences).
+-- Accepted events: the first occurrence of every distinct valid event (int_event_occurrences).
+-- A view: its rows are int_event_occurrences' own.
 with
 
 occurrences as (
-    select * from {{ ref('stg_event_occurrences') }}
+    select * from {{ ref('int_event_occurrences') }}
     where occurrence = 1
 ),
 

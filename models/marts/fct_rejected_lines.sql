@@ -1,19 +1,20 @@
 -- Rejected lines: file, line number, the raw text as far as it decodes, and one reason code.
+-- A view over stg_log_lines.
 with
 
-event_lines as (
-    select * from {{ ref('stg_event_lines') }}
+lines as (
+    select * from {{ ref('stg_log_lines') }}
+    where reject_reason is not null
 ),
 
 final as (
     select
-        file_path || ':' || line_number as reject_id,
+        file_path || ':' || cast(line_number as {{ dbt.type_string() }}) as reject_id,
         file_path,
         line_number,
         raw_text,
         reject_reason
-    from event_lines
-    where reject_reason is not null
+    from lines
 )
 
 select * from final

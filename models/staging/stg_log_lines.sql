@@ -1,40 +1,90 @@
--- depends_on: {{ ref('stg_raw_files') }}
--- Every non-blank line of the raw logs, parsed and classified: the reason it is rejected (NULL
--- when valid) and its typed fields. The reason codes and their order are the input contract
--- (input_contract.md). Incremental by file: the pre-hook deletes the lines of files that are gone
--- or changed, and only files without rows here are parsed. Duplicates are settled in stg_events.
+-- Every physical line of the raw logs, read once: each new or changed file's text
+-- (read_log_texts), split into lines (split_log_lines: the line rules), each non-blank line parsed,
+-- typed and classified against the input contract (input_contract.md: the reason codes and their
+-- order). Plus one file record per file (line_number 0) with what the listing and the reading
+-- said of it. Incremental by file: the pre-hook deletes the rows of files that are gone or
+-- changed, and only files without rows here are read. Duplicates are settled downstream
+-- (int_event_occurrences).
 {%- set event_fields = [
     'run_id', 'event', 'ts', 'step', 'epoch', 'collection', 'task', 'config', 'status', 'wall_seconds',
     'sections', 'source_format', 'source_path', 'is_approximate', 'approximation'
 ] %}
 with
 
-raw_lines as (
-    select * from {{ ref('stg_raw_lines') }}
-    where
-        line_number > 0
-        and not is_blank
-        and {{ runlens.is_file_to_parse('file_path') }}
+log_files as (
+    select * from {{ source('runlens_logs', 'log_files') }}
 ),
 
-parsed as {{ runlens.materialized_cte() }}(
+files_to_read as (
+    select * from log_files
+    where {{ runlens.is_file_to_read('file_path', 'file_fingerprint') }}
+),
+
+file_texts as {{ runlens.materialized_cte() }} (
+    {{ runlens.read_log_texts('files_to_read') }}
+),
+
+physical_lines as {{ runlens.materialized_cte(everywhere=true) }} (
+    select
+        file_path,
+        file_fingerprint,
+        line_number,
+        line_text,
+        raw_text,
+        is_invalid_utf8,
+        is_blank,
+        cast(null as {{ dbt.type_bigint() }}) as size_bytes,
+        cast(null as {{ dbt.type_timestamp() }}) as modified_at,
+        cast(null as {{ dbt.type_boolean() }}) as is_gzip,
+        cast(null as {{ dbt.type_string() }}) as read_error
+    from ({{ runlens.split_log_lines('file_texts') }}) as split_lines
+    union all
+    -- the file record
+    select
+        file_path,
+        file_fingerprint,
+        0 as line_number,
+        cast(null as {{ dbt.type_string() }}) as line_text,
+        cast(null as {{ dbt.type_string() }}) as raw_text,
+        false as is_invalid_utf8,
+        false as is_blank,
+        size_bytes,
+        modified_at,
+        is_gzip,
+        read_error
+    from file_texts
+),
+
+parsed as {{ runlens.materialized_cte() }} (
     select
         file_path,
         file_fingerprint,
         line_number,
         raw_text,
         is_invalid_utf8,
-        {{ runlens.try_parse_json('line_text', event_fields) }} as doc
-    from raw_lines
+        is_blank,
+        size_bytes,
+        modified_at,
+        is_gzip,
+        read_error,
+        case
+            when line_number > 0 and not is_blank then {{ runlens.try_parse_json('line_text', event_fields) }}
+        end as doc
+    from physical_lines
 ),
 
-fields as {{ runlens.materialized_cte() }}(
+fields as {{ runlens.materialized_cte() }} (
     select
         file_path,
         file_fingerprint,
         line_number,
         raw_text,
         is_invalid_utf8,
+        is_blank,
+        size_bytes,
+        modified_at,
+        is_gzip,
+        read_error,
         doc,
         {{ runlens.is_parsed_object('doc') }} as is_object,
         {{ runlens.json_kind('doc', 'run_id') }} as run_id_kind,
@@ -68,7 +118,7 @@ fields as {{ runlens.materialized_cte() }}(
     from parsed
 ),
 
-typed as {{ runlens.materialized_cte() }}(
+typed as {{ runlens.materialized_cte() }} (
     select
         *,
         case when step_kind = 'integer' then {{ runlens.try_to_bigint('step_text') }} end as step,
@@ -79,10 +129,11 @@ typed as {{ runlens.materialized_cte() }}(
     from fields
 ),
 
-classified as {{ runlens.materialized_cte() }}(
+classified as {{ runlens.materialized_cte() }} (
     select
         typed.*,
         case
+            when typed.line_number = 0 or typed.is_blank then null
             when typed.is_invalid_utf8 then 'invalid_utf8'
             when typed.doc is null then 'invalid_json'
             when not typed.is_object then 'not_object'
@@ -116,13 +167,14 @@ classified as {{ runlens.materialized_cte() }}(
     from typed
 ),
 
-final as (
+event_lines as (
     select
         file_path,
         file_fingerprint,
         line_number,
-        raw_text,
+        is_blank,
         reject_reason,
+        case when reject_reason is not null then raw_text end as raw_text,
         case when reject_reason is null then run_id end as run_id,
         case when reject_reason is null then event_type end as event_type,
         case when reject_reason is null then event_at end as event_at,
@@ -147,8 +199,43 @@ final as (
         case
             when reject_reason is null and approximation_kind = 'string' and is_approximate_text = 'true'
                 then approximation
-        end as approximation
+        end as approximation,
+        size_bytes,
+        modified_at,
+        is_gzip,
+        read_error
     from classified
+),
+
+final as (
+    select
+        file_path,
+        file_fingerprint,
+        line_number,
+        {{ runlens.build_started_at() }} as loaded_at,
+        is_blank,
+        reject_reason,
+        raw_text,
+        run_id,
+        event_type,
+        event_at,
+        step,
+        epoch,
+        collection,
+        task,
+        config,
+        run_end_status,
+        profile_wall_seconds,
+        profile_sections,
+        source_format,
+        source_path,
+        is_approximate,
+        approximation,
+        size_bytes,
+        modified_at,
+        is_gzip,
+        read_error
+    from event_lines
 )
 
 select * from final

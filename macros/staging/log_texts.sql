@@ -1,0 +1,332 @@
+{#- Reading the raw files: each engine turns the log files listed by the source
+    `runlens_logs.log_files` into their text, each line that is not valid UTF-8 replaced by its
+    escaped form (`\xNN` for every byte but the printable ASCII other than `"`, `'` and `\`, less
+    one trailing `\x0D`) and listed by number. The line rules then take over (log_lines.sql).
+
+    `log_files` has file_path, absolute_path, size_bytes, modified_at, is_gzip and
+    file_fingerprint; the result adds text (NULL when nothing could be read), invalid_line_numbers
+    and read_error (why the file could not be read in full, else NULL). -#}
+{% macro read_log_texts(log_files) -%}
+    {{ return(adapter.dispatch('read_log_texts', 'runlens')(log_files)) }}
+{%- endmacro %}
+
+{#- DuckDB: the function runlens_read_log_text, which the dbt-duckdb plugin registers
+    (scripts/raw_logs/duckdb_plugin.py), reads each file in Python (scripts/raw_logs/reading.py). -#}
+{% macro duckdb__read_log_texts(log_files) -%}
+    select
+        file_path,
+        file_fingerprint,
+        size_bytes,
+        modified_at,
+        is_gzip,
+        log_text.text as text,
+        log_text.invalid_line_numbers as invalid_line_numbers,
+        log_text.read_error as read_error
+    from (
+        select
+            *,
+            runlens_read_log_text(absolute_path, file_fingerprint) as log_text
+        from {{ log_files }}
+    ) as read_files
+{%- endmacro %}
+
+{#- PostgreSQL: the loader (scripts/engines/raw_loader.py) has copied each file's text, read by the
+    same Python code as on DuckDB, into the source table itself. -#}
+{% macro postgres__read_log_texts(log_files) -%}
+    select
+        file_path,
+        file_fingerprint,
+        size_bytes,
+        modified_at,
+        is_gzip,
+        text,
+        invalid_line_numbers,
+        read_error
+    from {{ log_files }}
+{%- endmacro %}
+
+{#- Spark: the source view (prepare_log_files below) carries each file's text too. -#}
+{% macro spark__read_log_texts(log_files) -%}
+    select
+        file_path,
+        file_fingerprint,
+        size_bytes,
+        modified_at,
+        is_gzip,
+        text,
+        invalid_line_numbers,
+        read_error
+    from {{ log_files }}
+{%- endmacro %}
+
+{#- Pre-hooks of stg_log_lines: what the source runlens_logs.log_files stands for on engines that
+    do not read the folder with the plugin. Nothing on DuckDB (the plugin) and PostgreSQL (the
+    loader). -#}
+{% macro prepare_raw_file_list() -%}
+    {{ return(adapter.dispatch('prepare_raw_file_list', 'runlens')()) }}
+{%- endmacro %}
+
+{% macro prepare_raw_file_text() -%}
+    {{ return(adapter.dispatch('prepare_raw_file_text', 'runlens')()) }}
+{%- endmacro %}
+
+{% macro prepare_log_files() -%}
+    {{ return(adapter.dispatch('prepare_log_files', 'runlens')()) }}
+{%- endmacro %}
+
+{% macro default__prepare_raw_file_list() -%}
+{%- endmacro %}
+
+{% macro default__prepare_raw_file_text() -%}
+{%- endmacro %}
+
+{% macro default__prepare_log_files() -%}
+{%- endmacro %}
+
+{#- Spark reads the raw folder itself (a local path, or an HDFS / object-store URI passed through
+    unchanged): a temporary view over the files' bytes as text (wholetext: one row per file, one
+    task per file, .gz decompressed), and, off the local file system only, one over the file list
+    (binaryFile, whose content is never read). Both take `*.jsonl` and `*.jsonl.gz` recursively.
+    A gzip file Spark cannot decompress is skipped by the text view (ignoreCorruptFiles) and gets
+    a read_error. The source is then the global temporary view runlens_log_files: the listing
+    (spark__log_file_list) with each file's text. A file whose bytes are valid UTF-8 is its text;
+    any other is taken apart on its hex form (`0A` at an even offset is a line break), each line
+    decoded on its own or, when it is not valid UTF-8, written as its escaped form. -#}
+{% macro spark__prepare_raw_file_list() -%}
+    {% if not runlens.spark__raw_dir_is_local() -%}
+    create or replace temporary view runlens_raw_file_list
+    using binaryFile
+    options (
+        path '{{ runlens.spark__raw_dir() | replace("\\", "\\\\") | replace("'", "\\'") }}',
+        recursiveFileLookup 'true',
+        pathGlobFilter '*.{jsonl,jsonl.gz}'
+    )
+    {%- endif %}
+{%- endmacro %}
+
+{% macro spark__prepare_raw_file_text() -%}
+    create or replace temporary view runlens_raw_file_text
+    using text
+    options (
+        path '{{ runlens.spark__raw_dir() | replace("\\", "\\\\") | replace("'", "\\'") }}',
+        recursiveFileLookup 'true',
+        pathGlobFilter '*.{jsonl,jsonl.gz}',
+        wholetext 'true',
+        ignoreCorruptFiles 'true'
+    )
+{%- endmacro %}
+
+{% macro spark__prepare_log_files() -%}
+    create or replace global temporary view runlens_log_files as
+    with
+
+    listed as (
+        {{ runlens.spark__log_file_list() }}
+    ),
+
+    read_files as (
+        select
+            {{ runlens.spark__relative_path('input_file_name()') }} as file_path,
+            value as content
+        from runlens_raw_file_text
+    ),
+
+    contents as (
+        select
+            listed.*,
+            read_files.content,
+            is_valid_utf8(read_files.content) as is_valid_text,
+            case
+                when read_files.file_path is not null or listed.size_bytes = 0 then null
+                when listed.is_gzip then 'corrupt_gzip: Spark could not decompress the file'
+                else 'unreadable: Spark could not read the file'
+            end as read_error
+        from listed
+        left join read_files on listed.file_path = read_files.file_path
+    ),
+
+    hex_lines as (
+        select
+            *,
+            regexp_extract_all(hex(cast(content as binary)) || '0A', '((?:[0-9A-F]{2})*?)0A', 1) as hex_pieces
+        from contents
+        where content is not null and not is_valid_text
+    ),
+
+    decoded_hex as (
+        select
+            file_path,
+            array_join(
+                transform(
+                    hex_pieces,
+                    hex_piece -> case
+                        when is_valid_utf8(cast(unhex(hex_piece) as string)) then cast(unhex(hex_piece) as string)
+                        else {{ runlens.spark__escaped_hex_line('hex_piece') }}
+                    end
+                ),
+                '\n'
+            ) as text,
+            filter(
+                transform(
+                    hex_pieces,
+                    (hex_piece, piece_index) -> case
+                        when not is_valid_utf8(cast(unhex(hex_piece) as string)) then cast(piece_index + 1 as bigint)
+                    end
+                ),
+                number -> number is not null
+            ) as invalid_line_numbers
+        from hex_lines
+    )
+
+    select
+        contents.file_path,
+        contents.absolute_path,
+        contents.size_bytes,
+        contents.modified_at,
+        contents.is_gzip,
+        contents.file_fingerprint,
+        case when contents.is_valid_text then contents.content else decoded_hex.text end as text,
+        coalesce(decoded_hex.invalid_line_numbers, cast(array() as array<bigint>)) as invalid_line_numbers,
+        contents.read_error
+    from contents
+    left join decoded_hex on contents.file_path = decoded_hex.file_path
+{%- endmacro %}
+
+{#- Spark: an invalid line (its bytes in hex) as its escaped form, less one trailing CR. -#}
+{% macro spark__escaped_hex_line(hex_piece) -%}
+    array_join(
+        transform(
+            regexp_extract_all(regexp_replace({{ hex_piece }}, '^((?:[0-9A-F]{2})*?)0D\\z', '$1'), '([0-9A-F]{2})', 1),
+            byte_hex -> case
+                when
+                    cast(conv(byte_hex, 16, 10) as int) between 32 and 126
+                    and byte_hex not in ('5C', '27', '22')
+                    then char(cast(conv(byte_hex, 16, 10) as int))
+                else concat('\\x', byte_hex)
+            end
+        ),
+        ''
+    )
+{%- endmacro %}
+
+{% macro spark__raw_dir() -%}
+    {{- var('raw_dir', env_var('RUNLENS_RAW_DIR', 'data/sample')) -}}
+{%- endmacro %}
+
+{#- Spark: whether the raw folder is on the local file system (no URI scheme, or file:). -#}
+{% macro spark__raw_dir_is_local() -%}
+    {%- set scheme = modules.re.match('^([A-Za-z][A-Za-z0-9+.-]*):', runlens.spark__raw_dir()) -%}
+    {{- return(scheme is none or scheme.group(1) | lower == 'file') -}}
+{%- endmacro %}
+
+{#- Spark: the path part of a file URI as Spark lists it (scheme and authority dropped, percent
+    escapes decoded; `+` is literal in a URI path, so it is kept). -#}
+{% macro spark__uri_path(uri) -%}
+    url_decode(replace(regexp_replace({{ uri }}, '^[A-Za-z][A-Za-z0-9+.-]*:(//[^/]*)?', ''), '+', '%2B'))
+{%- endmacro %}
+
+{#- Spark: the raw folder's path, as an expression, the way Spark qualifies it: a relative local
+    path is taken from the JVM's working directory (dbt's), `.` and `..` are resolved, no `/` at
+    the end. -#}
+{% macro spark__raw_root_path() -%}
+    {%- set raw_dir = runlens.spark__raw_dir() -%}
+    {%- set path = modules.re.sub('^[A-Za-z][A-Za-z0-9+.-]*:(//[^/]*)?', '', raw_dir) -%}
+    {%- if path.startswith('/') -%}
+        {%- set joined = "'" ~ path | replace("\\", "\\\\") | replace("'", "\\'") ~ "'" -%}
+    {%- else -%}
+        {%- set joined = "concat(reflect('java.lang.System', 'getProperty', 'user.dir'), '/', '" ~ path | replace("\\", "\\\\") | replace("'", "\\'") ~ "')" -%}
+    {%- endif -%}
+    {%- set normalised = namespace(sql="regexp_replace(regexp_replace(" ~ joined ~ ", '/(\\\\./)+', '/'), '/+', '/')") -%}
+    {%- for _ in range(4) -%}
+        {%- set normalised.sql = "regexp_replace(" ~ normalised.sql ~ ", '/(?!\\\\.\\\\.(/|$))[^/]+/\\\\.\\\\.(/|$)', '/')" -%}
+    {%- endfor -%}
+    regexp_replace(regexp_replace({{ normalised.sql }}, '/\\.$', ''), '(.)/$', '$1')
+{%- endmacro %}
+
+{#- Spark: a listed file's path relative to the raw folder, `/`-separated. -#}
+{% macro spark__relative_path(uri) -%}
+    substring({{ runlens.spark__uri_path(uri) }}, length({{ runlens.spark__raw_root_path() }}) + 2)
+{%- endmacro %}
+
+{#- Spark: the inventory. Spark's file sources drop empty files, and Hadoop lists modification
+    times in milliseconds where DuckDB keeps microseconds, so a local folder is listed by find(1)
+    and stat(1) run through TRANSFORM (names starting with `_` or `.` pruned, symlinked folders not
+    followed, as os.walk in scripts/raw_logs/listing.py); the fingerprint then has nanoseconds as
+    on DuckDB, and modified_at is Python's float st_mtime rounded half to even to the microsecond,
+    reproduced here. Elsewhere (HDFS, object stores) the binaryFile listing gives the files (not
+    the empty ones) with their size and millisecond time. -#}
+{% macro spark__log_file_list() -%}
+    {%- set stat_pattern = "'^(.*)[|]([0-9]+)[|](-?[0-9]+)[.]([0-9]{9})$'" -%}
+    with
+
+    {% if runlens.spark__raw_dir_is_local() -%}
+    raw_root as (
+        select {{ runlens.spark__raw_root_path() }} as root_path
+    ),
+
+    stat_lines as (
+        select transform (root_path)
+            using 'while IFS= read -r root; do find -H "$root" -mindepth 1 -name "[._]*" -prune -o "(" -type f -o -type l ")" "(" -name "*.jsonl" -o -name "*.jsonl.gz" ")" -print0 | xargs -0 -r stat -L -c "%n|%s|%.9Y" -- ; done; exit 0'
+            as (stat_line string)
+        from raw_root
+    ),
+
+    stats as (
+        select
+            regexp_extract(stat_lines.stat_line, {{ stat_pattern }}, 1) as absolute_path,
+            cast(regexp_extract(stat_lines.stat_line, {{ stat_pattern }}, 2) as bigint) as size_bytes,
+            cast(regexp_extract(stat_lines.stat_line, {{ stat_pattern }}, 3) as bigint) as mtime_seconds,
+            cast(regexp_extract(stat_lines.stat_line, {{ stat_pattern }}, 4) as bigint) as mtime_nanos,
+            raw_root.root_path
+        from stat_lines
+        cross join raw_root
+        where stat_lines.stat_line rlike {{ stat_pattern }}
+    ),
+
+    stat_times as (
+        select
+            *,
+            cast(mtime_seconds as double) + cast(mtime_nanos as double) * 1.0E-9D as mtime_float
+        from stats
+    ),
+
+    logs as (
+        select
+            substring(absolute_path, length(root_path) + 2) as file_path,
+            absolute_path,
+            size_bytes,
+            timestamp_micros(
+                cast(floor(mtime_float) as bigint) * 1000000
+                + cast(bround((mtime_float - floor(mtime_float)) * 1000000.0D, 0) as bigint)
+            ) as modified_at,
+            size_bytes || ':' || (mtime_seconds * 1000000000 + mtime_nanos) as file_fingerprint
+        from stat_times
+    ),
+    {%- else -%}
+    logs as (
+        select
+            {{ runlens.spark__relative_path('path') }} as file_path,
+            path as absolute_path,
+            length as size_bytes,
+            modificationTime as modified_at,
+            length || ':' || unix_millis(modificationTime) * 1000000 as file_fingerprint
+        from runlens_raw_file_list
+    ),
+    {%- endif %}
+
+    final as (
+        select
+            file_path,
+            absolute_path,
+            size_bytes,
+            modified_at,
+            file_path rlike '[.]gz$' as is_gzip,
+            file_fingerprint
+        from logs
+        where
+            file_path rlike '[.]jsonl([.]gz)?$'
+            and not file_path rlike '(^|/)[_.]'
+    )
+
+    select * from final
+{%- endmacro %}

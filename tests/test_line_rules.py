@@ -1,0 +1,236 @@
+"""The line rules, end to end: files of every awkward kind are read by the real pipeline (a dbt
+build: the reader in scripts/raw_logs, the line rules in macros/staging/log_lines.sql) and every
+row of stg_log_lines is compared with a plain-Python statement of the documented semantics.
+
+- a line is a piece of the file's bytes split on `\\n`; the empty piece after a final newline is not
+  a line, and an empty file has none;
+- a valid UTF-8 line loses one trailing `\\r` and, on line 1, its leading byte order marks;
+  is_blank when only space, tab, VT, FF and CR remain;
+- an invalid line is rejected as invalid_utf8, with DuckDB's blob-to-text form of its bytes less
+  one trailing `\\x0D` as raw_text (checked against DuckDB's own cast, byte by byte);
+- one file record (line_number 0) per file carries the read_error.
+
+No line here is a valid event (none has a ts), so every non-blank line is rejected and keeps its
+text in raw_text. The reader's own promises (chunked UTF-8 checks, gzip members, files that vanish)
+are checked in-process, without dbt.
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import random
+import zlib
+
+import duckdb
+import pytest
+from pipeline import build, copy_project
+from raw_logs import reading
+from raw_logs.listing import list_log_files
+
+
+def escaped(data: bytes) -> str:
+    return "".join(chr(byte) if 0x20 <= byte < 0x7F and byte not in b"\"'\\" else f"\\x{byte:02X}" for byte in data)
+
+
+def expected_lines(data: bytes) -> list[tuple]:
+    """[(line_number, raw_text or None for a blank line, is_invalid_utf8, is_blank)]"""
+    pieces = data.split(b"\n")
+    if pieces[-1] == b"":
+        pieces.pop()
+    lines = []
+    for number, piece in enumerate(pieces, 1):
+        try:
+            text = piece.decode("utf-8")
+        except UnicodeDecodeError:
+            lines.append((number, escaped(piece[:-1] if piece.endswith(b"\r") else piece), True, False))
+            continue
+        text = text.lstrip("\ufeff") if number == 1 else text
+        text = text[:-1] if text.endswith("\r") else text
+        blank = text.strip(" \t\x0b\x0c\r") == ""
+        lines.append((number, None if blank else text, False, blank))
+    return lines
+
+
+J = b'{"run_id": "r", "event": "x"}'
+NASTY = {
+    "valid.jsonl": J + b"\n" + J + b"\n",
+    "invalid_start.jsonl": b"\xff" + J + b"\n" + J + b"\n",
+    "invalid_end_no_newline.jsonl": J + b"\xff\n" + J + b"\xc3",
+    "invalid_middle.jsonl": J + b"\n" + J[:5] + b"\x80\x80" + J[5:] + b"\n" + J + b"\n",
+    "crlf.jsonl": J + b"\r\n" + J + b"\r\n\r\n",
+    "crlf_invalid.jsonl": J + b"\xfe\r\n" + J + b"\r\r\n\r\n\xff\r\r\n",
+    "cr_only.jsonl": J + b"\r" + J + b"\r",
+    "cr_only_invalid.jsonl": J + b"\r\xff" + J + b"\r",
+    "bom.jsonl": b"\xef\xbb\xbf" + J + b"\n\xef\xbb\xbf" + J + b"\n",
+    "bom_twice_crlf.jsonl": b"\xef\xbb\xbf\xef\xbb\xbf" + J + b"\r\n",
+    "bom_invalid_line1.jsonl": b"\xef\xbb\xbf" + J + b"\xff\r\n" + J + b"\n",
+    "bom_invalid_later.jsonl": b"\xef\xbb\xbf" + J + b"\r\n\xef\xbb\xbf\xff\n",
+    "bom_only.jsonl": b"\xef\xbb\xbf",
+    "bom_cr_then_invalid.jsonl": b"\xef\xbb\xbf\r\n\xff",
+    "nul.jsonl": J + b"\x00\n\x00\n\x00\xff\n",
+    "lone_cr_lines.jsonl": b"\r\n" + J + b"\n\r",
+    "lone_cr_lines_invalid.jsonl": b"\r\n\xff\n\r",
+    "empty.jsonl": b"",
+    "newline_only.jsonl": b"\n",
+    "newlines_then_invalid.jsonl": b"\n\n\xff",
+    "blank_kinds.jsonl": b" \t\x0b\x0c\r\n \xc2\xa0\n\x0b\n \r \r\n\x1c\n\xe3\x80\x80\n\xff\n",
+    "escapes.jsonl": b"\\x0A \\x0D\\ \"q' \x7f\x01\xff\\x0D\r\n\\x0D\xff\\x0D\n\xff\\x5Cx0D\r\n",
+    "multibyte.jsonl": "é日本🎉".encode() + b"\xff" + "é".encode() + b"\n" + "é日本🎉\r".encode() + b"\n",
+    "not_quite_utf8.jsonl": b"a\xed\xa0\x80b\nc\xf4\x90\x80\x80\n\xc0\x80\n\xef\xbf\xbf\n\xe2\x82\n\xf0\x9f\x8e",
+    "all_bytes.jsonl": bytes(range(256)) + b"\n" + bytes(range(256))[::-1] + b"\n",
+    "a b ü日本.jsonl": J + b"\n\xff\n",
+    "star*.jsonl": J + b"\n\xff\n",
+    "brackets[1].jsonl": J + b"\n",
+    "brace{a,b}?.jsonl": J + b"\n\xff\n",
+    "back\\slash'quote\".jsonl": J + b"\n",
+    "star-decoy.jsonl": b"a file star*.jsonl would match as a pattern\n",
+    "new\nline.jsonl": J + b"\n\xff",
+    "sub/nested.jsonl": J + b"\n\xff",
+}
+GZIP = {
+    "members.jsonl.gz": (gzip.compress(J + b"\n") + gzip.compress(b"\xff" + J + b"\n") + gzip.compress(b"t"), None),
+    "empty.jsonl.gz": (b"", None),
+    "empty_member.jsonl.gz": (gzip.compress(b""), None),
+    "crlf.jsonl.gz": (gzip.compress(J + b"\r\n" + J), None),
+}
+
+
+def write(raw, name, data):
+    path = raw / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+
+
+FRAGMENTS = [b"a", b"{", b'"', b"'", b"\\", b" ", b"\t", b"\x0b", b"\x0c", b"\r", b"\n", b"\r\n", b"\x00"]
+FRAGMENTS += [b"\x7f", b"\x80", b"\xff", b"\xc3", b"\xc3\xa9", b"\xef\xbb\xbf", b"\xed\xa0\x80", b"\xf0\x9f"]
+FRAGMENTS += ["日🎉".encode(), b"\xc2\x85", b"\\x0D", b"\xe3\x80\x80"]
+
+
+def random_files(seed: int, count: int) -> dict[str, bytes]:
+    generator = random.Random(seed)
+    files = {}
+    for number in range(count):
+        size = generator.choice([0, 1, 2, 5, 20, 200])
+        alphabet = FRAGMENTS if generator.random() < 0.5 else FRAGMENTS[:13]
+        files[f"random/f{seed}-{number}.jsonl"] = b"".join(generator.choice(alphabet) for _ in range(size))
+    return files
+
+
+RANDOM = {**random_files(0, 150), **random_files(1, 150)}
+
+
+def gzip_members(data: bytes) -> bytes:
+    members = b""
+    while data:
+        decompressor = zlib.decompressobj(wbits=31)
+        members += decompressor.decompress(data) + decompressor.flush()
+        data = decompressor.unused_data
+    return members
+
+
+@pytest.fixture(scope="module")
+def loaded(tmp_path_factory):
+    """{file_path: (read_error, [(line_number, raw_text, is_invalid_utf8, is_blank)])} from stg_log_lines."""
+    raw = tmp_path_factory.mktemp("nasty")
+    for name, data in {**NASTY, **RANDOM}.items():
+        write(raw, name, data)
+    for name, (data, _) in GZIP.items():
+        write(raw, name, data)
+    truncated = J + b"\n" + b"\xff\n" + os.urandom(20000).hex().encode() + b"\n"
+    write(raw, "truncated.jsonl.gz", gzip.compress(truncated)[:-200])
+    write(raw, "corrupt.jsonl.gz", gzip.compress(J + b"\n") + b"\x1f\x8b\x08\x00garbage" * 10)
+    write(raw, "not_gzip.jsonl.gz", J + b"\n")
+    os.mkfifo(raw / "pipe.jsonl")
+    os.symlink("/nonexistent/target.jsonl", raw / "dangling.jsonl")
+    project = copy_project(tmp_path_factory.mktemp("nasty_project"))
+    database = project / "nasty.duckdb"
+    build(project, raw, database)
+    rows = {}
+    with duckdb.connect(str(database), read_only=True) as connection:
+        query = (
+            "select file_path, line_number, raw_text, reject_reason, is_blank, read_error"
+            " from stg_log_lines order by file_path, line_number"
+        )
+        for path, number, raw_text, reason, blank, error in connection.execute(query).fetchall():
+            if number == 0:
+                assert path not in rows
+                rows[path] = (error, [])
+            else:
+                assert error is None and (blank or reason is not None), (path, number)
+                rows[path][1].append((number, raw_text, reason == "invalid_utf8", blank))
+    return rows
+
+
+@pytest.mark.parametrize("name", list(NASTY), ids=repr)
+def test_plain_file_lines(loaded, name):
+    assert loaded[name] == (None, expected_lines(NASTY[name]))
+
+
+def test_random_files(loaded):
+    for name, data in RANDOM.items():
+        assert loaded[name] == (None, expected_lines(data)), name
+
+
+@pytest.mark.parametrize("name", list(GZIP), ids=repr)
+def test_gzip_file_lines(loaded, name):
+    data, error = GZIP[name]
+    assert loaded[name] == (error, expected_lines(gzip_members(data)))
+
+
+def test_faulty_gzip_files_keep_what_was_decoded(loaded):
+    error, lines = loaded["truncated.jsonl.gz"]
+    assert error == "truncated_gzip"
+    assert lines[:2] == [(1, J.decode(), False, False), (2, "\\xFF", True, False)]
+    error, lines = loaded["corrupt.jsonl.gz"]
+    assert error.startswith("corrupt_gzip: ") and lines == expected_lines(J + b"\n")
+    assert loaded["not_gzip.jsonl.gz"][0].startswith("corrupt_gzip: ")
+
+
+def test_files_that_cannot_be_read_have_only_their_record(loaded):
+    assert loaded["dangling.jsonl"] == ("unreadable: cannot stat", [])
+    assert loaded["pipe.jsonl"] == ("unreadable: not a regular file", [])
+
+
+def test_a_file_gone_after_the_listing_has_only_its_read_error(tmp_path):
+    for name in ("kept.jsonl", "gone.jsonl", "now_a_folder.jsonl"):
+        (tmp_path / name).write_bytes(b"a\n\xff\n")
+    log_files = list_log_files(str(tmp_path))
+    (tmp_path / "gone.jsonl").unlink()
+    (tmp_path / "now_a_folder.jsonl").unlink()
+    (tmp_path / "now_a_folder.jsonl").mkdir()
+    texts = {
+        log_file.file_path: reading.read_log_text(log_file.absolute_path, log_file.file_fingerprint)
+        for log_file in log_files
+    }
+    assert texts == {
+        "gone.jsonl": (None, [], "unreadable: No such file or directory"),
+        "kept.jsonl": ("a\n\\xFF\n", [2], None),
+        "now_a_folder.jsonl": (None, [], "unreadable: Is a directory"),
+    }
+
+
+def test_escaped_bytes_are_duckdbs_blob_to_text_cast():
+    connection = duckdb.connect()
+    for byte in range(256):
+        cast = connection.execute("select ?::blob::varchar", [bytes([byte, 0x41])]).fetchone()[0]
+        assert reading.escaped_line(bytes([byte, 0x41])).decode() == cast == escaped(bytes([byte, 0x41]))
+
+
+def line_by_line(data: bytes) -> tuple[bytes, list[int]]:
+    """text_with_escaped_lines as a plain loop over the lines."""
+    lines, invalid = data.split(b"\n"), []
+    for index, line in enumerate(lines):
+        try:
+            line.decode("utf-8")
+        except UnicodeDecodeError:
+            lines[index] = reading.escaped_line(line)
+            invalid.append(index + 1)
+    return b"\n".join(lines), invalid
+
+
+@pytest.mark.parametrize("chunk_bytes", [1, 5, 64, 16 * 1024])
+def test_utf8_checked_in_chunks_as_line_by_line(monkeypatch, chunk_bytes):
+    monkeypatch.setattr(reading, "CHUNK_BYTES", chunk_bytes)
+    for data in [*NASTY.values(), *RANDOM.values()]:
+        assert reading.text_with_escaped_lines(data) == line_by_line(data)
