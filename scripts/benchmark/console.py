@@ -1,0 +1,64 @@
+"""The summary the bench prints at the end: a line per size, the fixed cost and make sample, then
+the targets and their verdicts."""
+
+from __future__ import annotations
+
+from benchmark.formatting import fmt
+from benchmark.measure import seconds_of
+
+HEADER = ["runs", "lines", "build s", "noop s", "run s", "floor s", "fair s", "pandas s", "ref.new s", "ref.app s",
+          "render s", "peak MB", "checks"]  # fmt: skip
+
+
+def _checks(entry: dict) -> str:
+    agree = all(
+        (entry.get(name) or {}).get("check", {}).get("ok", name not in entry or "not_run" in entry[name])
+        for name in ("floor", "fair_floor", "pandas", "refresh_check")
+    )
+    return "agree" if agree and not entry.get("failures") else "FAIL: " + ",".join(entry.get("failures", []))
+
+
+def summary(report: dict) -> str:
+    rows = [HEADER]
+    for e in report["sizes"]:
+        rows.append(
+            [
+                fmt(e["runs"]),
+                fmt(e.get("lines_read")),
+                fmt(seconds_of(e.get("dbt_build"))),
+                fmt(seconds_of(e.get("dbt_build_noop"))),
+                fmt(seconds_of(e.get("dbt_run"))),
+                fmt(seconds_of(e.get("floor")), 2),
+                fmt(seconds_of(e.get("fair_floor")), 2),
+                fmt(seconds_of(e.get("pandas"), "process_seconds"), 2),
+                fmt(seconds_of(e.get("refresh_new_runs"))),
+                fmt(seconds_of(e.get("refresh_appends"))),
+                fmt(seconds_of(e.get("render_report"))),
+                fmt((e.get("dbt_build") or {}).get("peak_rss_mb"), 0),
+                _checks(e),
+            ]
+        )
+    widths = [max(len(row[i]) for row in rows) for i in range(len(HEADER))]
+    text = ["  ".join(cell.rjust(width) for cell, width in zip(row, widths, strict=True)) for row in rows]
+    fixed = report.get("fixed_cost")
+    if fixed:
+        text.append(
+            f"fixed cost ({fixed['runs']} runs, median of {fixed['repeats']}): {fmt(seconds_of(fixed), 2)} s wall, "
+            f"dbt's start-up {fmt(fixed.get('startup_seconds'), 2)} s, "
+            f"dbt's elapsed time {fmt(fixed.get('dbt_elapsed_seconds'), 2)} s, "
+            f"{fmt(fixed.get('nodes'))} nodes"
+        )
+    sample = report.get("make_sample")
+    if sample:
+        text.append(f"make sample (median of {sample['repeats']}): {fmt(seconds_of(sample), 2)} s")
+    tests = report.get("test_suite")
+    if tests:
+        text.append(
+            f"tests on a fresh clone: {fmt(tests.get('seconds'))} s, exit {tests['returncode']}: {tests.get('summary')}"
+        )
+    for row in report["targets"]:
+        text.append(
+            f"target: {row['target']} @ {fmt(row['size'])}: {fmt(row['figure'], 2)} ({row['threshold']}) "
+            f"-> {row['verdict']}"
+        )
+    return "\n".join(text)

@@ -1,0 +1,109 @@
+"""The whole benchmark run: dbt's fixed cost, `make sample`, every size, the other engines, the test
+suite on a fresh clone; the targets judged; benchmarks.json written after each step (so a stopped
+run can be rendered again) and benchmarks.md at the end; a summary printed."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import sys
+from pathlib import Path
+
+from pipeline import REPO
+
+from benchmark import fixed_cost, fresh_clone_tests, make_sample, one_size, other_engines
+from benchmark.agreement import TOLERANCE_S
+from benchmark.console import summary
+from benchmark.datasets import SHARDED_FROM, LogSettings
+from benchmark.machine import machine
+from benchmark.markdown import write_results
+from benchmark.measure import Meter
+from benchmark.targets import targets
+
+
+def _step_failed(figures: dict | None) -> bool:
+    return bool(figures) and figures.get("returncode", 0) != 0
+
+
+def failures_of(report: dict) -> list[str]:
+    """The failed steps and disagreeing checks of a report, one string each."""
+    failed = [name for name in ("fixed_cost", "make_sample", "test_suite") if _step_failed(report.get(name))]
+    failed += [f"{entry['runs']}: {', '.join(entry['failures'])}" for entry in report["sizes"] if entry.get("failures")]
+    for build in (report.get("engines") or {}).get("builds", []):
+        if build.get("returncode", 1) != 0 or build.get("parity", {}).get("differences", 0) != 0:
+            failed.append(f"engines: {build['engine']} over {build['dataset']}")
+    return failed
+
+
+def run(args: argparse.Namespace, argv: list[str]) -> int:
+    """Run every step args asks for; returns the exit status (1 when a step failed or a check
+    disagreed; a missed target is no failure)."""
+    work = args.out_dir.resolve()
+    work.mkdir(parents=True, exist_ok=True)
+    meter = Meter(work / "_meter")
+    settings = LogSettings(seed=args.seed, shard_runs=args.shard_runs, fault_rate=args.fault_rate)
+    report: dict = {
+        "command": "scripts/bench.py " + " ".join(shlex.quote(a) for a in argv),
+        "machine": machine(),
+        "memory_method": meter.method,
+        "config": {
+            "sizes": args.size_list,
+            "seed": args.seed,
+            "shard_runs": args.shard_runs,
+            "fault_rate": args.fault_rate,
+            "sharded_from_runs": SHARDED_FROM,
+            "skipped_steps": sorted(args.skip),
+            "tolerance_seconds": TOLERANCE_S,
+            "repeats": args.repeats,
+            "with_tests": args.with_tests,
+        },
+        "sizes": [],
+    }
+
+    def save() -> None:
+        report["targets"] = targets(report)
+        write_results(report, work)
+
+    if "fixed_cost" not in args.skip:
+        runs = fixed_cost.FIXED_COST_RUNS
+        print(f"[fixed cost] dbt build over {runs} runs into a fresh database, {args.repeats} times", flush=True)
+        report["fixed_cost"] = fixed_cost.measure(meter, work / "fixed_cost", settings, args.repeats, args.keep)
+        save()
+    fixed_seconds = (report.get("fixed_cost") or {}).get("seconds")
+    if "make_sample" not in args.skip:
+        print(f"[make sample] from an empty database, {args.repeats} times", flush=True)
+        report["make_sample"] = make_sample.measure(meter, work / "make_sample", args.repeats, keep=args.keep)
+        save()
+    for runs in args.size_list:
+        entry = one_size.measure(runs, meter, work, settings, args.skip, fixed_seconds, args.keep)
+        report["sizes"].append(entry)
+        save()
+    if args.engine_list:
+        report["engines"] = other_engines.measure(
+            meter, work / "engines", args.engine_list, args.engine_runs, settings, args.keep
+        )
+        save()
+    if args.with_tests:
+        print("[tests] pytest on a fresh clone of HEAD", flush=True)
+        report["test_suite"] = fresh_clone_tests.measure(meter, work / "clone", keep=args.keep)
+    report["targets"] = targets(report)
+    outputs = [work] if args.no_docs else [work, REPO / "docs"]
+    for folder in outputs:
+        write_results(report, folder)
+    print(summary(report))
+    print("wrote " + ", ".join(str(folder / "benchmarks.md") for folder in outputs))
+    failed = failures_of(report)
+    if failed:
+        print("bench: failed steps or disagreeing figures: " + "; ".join(failed), file=sys.stderr)
+        return 1
+    return 0
+
+
+def rerender(benchmarks_json: Path, out_dir: Path, engines_status: str | None = None) -> None:
+    """Write benchmarks.md (and .json) again from a saved run, optionally saying why the engines
+    step has no figures."""
+    report = json.loads(benchmarks_json.read_text())
+    if engines_status:
+        report["engines_status"] = engines_status
+    write_results(report, out_dir)

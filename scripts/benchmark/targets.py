@@ -1,0 +1,175 @@
+"""The ratios of each size, and issue 15's targets as rows of figure, threshold and verdict (met,
+missed, not run, or failed when the step that gives the figure failed). A missed target is a
+finding, not an error: only failed steps and disagreeing checks fail the bench."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from benchmark.measure import seconds_of
+
+TARGET_SIZES = (100_000, 1_000_000)
+FIXED_COST_MAX_SECONDS = 4.0
+FAIR_FLOOR_MAX_RATIO = 1.5  # (full build - fixed cost) / fair floor
+SIMPLE_FLOOR_MAX_RATIO = 10.0  # (full build - fixed cost) / simple floor
+PANDAS_MIN_RATIO = {100_000: 1.5, 1_000_000: 3.0}  # pandas process / full build
+NOOP_SHARE_OF_BUILD = 0.05  # a no-op build within fixed cost + 5% of the full build
+REFRESH_SHARE_OF_BUILD = 0.10  # a refresh after 1% new runs within fixed cost + 10% of the full build
+# no higher than the previous benchmark's figures (docs/benchmarks.md of 2026-11-30)
+PEAK_MB_MAX = {100_000: 1_249.0, 1_000_000: 3_374.0}
+MAKE_SAMPLE_MAX_SECONDS = 5.0
+TEST_SUITE_MAX_SECONDS = 300.0
+
+
+def ratios(entry: dict, fixed_cost_seconds: float | None) -> dict:
+    """One size's ratios; those with the fixed cost in them need it measured."""
+    build = seconds_of(entry.get("dbt_build"))
+    noop = seconds_of(entry.get("dbt_build_noop"))
+    floor = seconds_of(entry.get("floor"))
+    fair_floor = seconds_of(entry.get("fair_floor"))
+    pandas_total = seconds_of(entry.get("pandas"), "process_seconds")
+    refresh_new = seconds_of(entry.get("refresh_new_runs"))
+    out = {}
+    if build is not None and fixed_cost_seconds is not None:
+        own_work = build - fixed_cost_seconds
+        out["build_minus_fixed_seconds"] = round(own_work, 3)
+        if floor:
+            out["build_minus_fixed_over_floor"] = round(own_work / floor, 2)
+        if fair_floor:
+            out["build_minus_fixed_over_fair_floor"] = round(own_work / fair_floor, 2)
+        if noop is not None:
+            budget = fixed_cost_seconds + NOOP_SHARE_OF_BUILD * build
+            out["noop_budget_seconds"] = round(budget, 3)
+            out["noop_over_budget"] = round(noop / budget, 2)
+        if refresh_new is not None:
+            budget = fixed_cost_seconds + REFRESH_SHARE_OF_BUILD * build
+            out["refresh_new_budget_seconds"] = round(budget, 3)
+            out["refresh_new_over_budget"] = round(refresh_new / budget, 2)
+    if build and pandas_total:
+        out["pandas_over_build"] = round(pandas_total / build, 2)
+    return out
+
+
+@dataclass(frozen=True)
+class SizeTarget:
+    """A target judged at each of TARGET_SIZES: figure <= limit (at_most) or >= limit."""
+
+    name: str
+    figure: Callable[[dict], float | None]
+    limits: dict[int, float]
+    at_most: bool
+    unit: str
+    steps: tuple[str, ...]  # the steps the figure comes from: one failed, the verdict is "failed"
+
+    def threshold(self, size: int) -> str:
+        return f"{'<=' if self.at_most else '>='} {self.limits[size]:,g}{self.unit}"
+
+    def meets(self, size: int, value: float) -> bool:
+        return value <= self.limits[size] if self.at_most else value >= self.limits[size]
+
+
+def _ratio(key: str) -> Callable[[dict], float | None]:
+    return lambda entry: entry.get("ratios", {}).get(key)
+
+
+def _both(limit: float) -> dict[int, float]:
+    return dict.fromkeys(TARGET_SIZES, limit)
+
+
+SIZE_TARGETS = (
+    SizeTarget(
+        "(full build - fixed cost) / fair floor",
+        _ratio("build_minus_fixed_over_fair_floor"),
+        _both(FAIR_FLOOR_MAX_RATIO), True, "x", ("dbt_build", "fair_floor"),
+    ),
+    SizeTarget(
+        "(full build - fixed cost) / simple floor",
+        _ratio("build_minus_fixed_over_floor"),
+        _both(SIMPLE_FLOOR_MAX_RATIO), True, "x", ("dbt_build", "floor"),
+    ),
+    SizeTarget(
+        "end to end against the pandas script (pandas process / full build)",
+        _ratio("pandas_over_build"),
+        PANDAS_MIN_RATIO, False, "x", ("dbt_build", "pandas"),
+    ),
+    SizeTarget(
+        "`dbt build` with nothing changed / (fixed cost + 5% of the full build)",
+        _ratio("noop_over_budget"),
+        _both(1.0), True, "x", ("dbt_build", "dbt_build_noop"),
+    ),
+    SizeTarget(
+        "refresh after 1% new runs / (fixed cost + 10% of the full build)",
+        _ratio("refresh_new_over_budget"),
+        _both(1.0), True, "x", ("dbt_build", "refresh_new_runs"),
+    ),
+    SizeTarget(
+        "peak memory of the full build (MB)",
+        lambda entry: seconds_of(entry.get("dbt_build"), "peak_rss_mb"),
+        PEAK_MB_MAX, True, " MB", ("dbt_build",),
+    ),
+)  # fmt: skip
+
+
+def _row(target: str, size, figure: float | None, threshold: str, met: bool, failed: bool) -> dict:
+    """met: whether the figure meets the threshold (read only when there is a figure)."""
+    if failed:
+        verdict = "failed"
+    elif figure is None:
+        verdict = "not run"
+    else:
+        verdict = "met" if met else "missed"
+    return {"target": target, "size": size, "figure": figure, "threshold": threshold, "verdict": verdict}
+
+
+def _failed(figures: dict | None) -> bool:
+    return bool(figures) and figures.get("returncode", 0) != 0
+
+
+def targets(report: dict) -> list[dict]:
+    """The target rows of a (possibly partial) report."""
+    by_runs = {entry["runs"]: entry for entry in report.get("sizes", [])}
+    fixed = report.get("fixed_cost")
+    fixed_seconds = seconds_of(fixed)
+    rows = [
+        _row(
+            "fixed cost: `dbt build` over 3 runs into a fresh database (median wall s)",
+            (fixed or {}).get("runs", 3),
+            fixed_seconds,
+            f"<= {FIXED_COST_MAX_SECONDS:g} s",
+            fixed_seconds is not None and fixed_seconds <= FIXED_COST_MAX_SECONDS,
+            _failed(fixed),
+        )
+    ]
+    for target in SIZE_TARGETS:
+        for size in TARGET_SIZES:
+            entry = by_runs.get(size)
+            figure = target.figure(entry) if entry else None
+            failed = entry is not None and any(_failed(entry.get(step)) for step in target.steps)
+            met = figure is not None and target.meets(size, figure)
+            rows.append(_row(target.name, size, figure, target.threshold(size), met, failed))
+    sample = report.get("make_sample")
+    sample_seconds = seconds_of(sample)
+    rows.append(
+        _row(
+            "`make sample` once installed, empty database to rendered reports (median wall s)",
+            "sample",
+            sample_seconds,
+            f"< {MAKE_SAMPLE_MAX_SECONDS:g} s",
+            sample_seconds is not None and sample_seconds < MAKE_SAMPLE_MAX_SECONDS,
+            _failed(sample),
+        )
+    )
+    tests = report.get("test_suite")
+    tests_seconds = (tests or {}).get("seconds")  # shown when pytest ran, even if tests failed
+    rows.append(
+        _row(
+            "pytest of `make test` on a fresh clone (wall s)",
+            None,
+            tests_seconds,
+            f"< {TEST_SUITE_MAX_SECONDS:g} s",
+            tests_seconds is not None and tests_seconds < TEST_SUITE_MAX_SECONDS,
+            _failed(tests),
+        )
+    )
+    return rows
