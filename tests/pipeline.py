@@ -21,7 +21,6 @@ PROJECT_PARTS = (
     "seeds",
     "tests/generic",
     "tests/singular",
-    "tests/fixtures/lines",
     "scripts/raw_logs",
 )
 DBT = Path(sys.executable).with_name("dbt")

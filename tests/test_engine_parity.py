@@ -136,8 +136,7 @@ def raw_rows(schema: str) -> list[tuple]:
     connection = postgres_connection(postgres_settings())
     with connection, connection.cursor() as cursor:
         cursor.execute(
-            f'select file_path, line_number, line_text, is_invalid_utf8 from "{schema}".raw_lines '
-            "where line_number > 0 order by file_path, line_number"
+            f'select file_path, text, invalid_line_numbers, read_error from "{schema}".log_files order by file_path'
         )
         rows = cursor.fetchall()
     connection.close()
@@ -153,8 +152,8 @@ def load_into(raw_dir: Path, schema: str):
 
 
 def test_postgres_loader_follows_the_folder_by_fingerprint(tmp_path):
-    """New files load, a grown file reloads whole (never duplicated), a removed file's lines
-    leave, unchanged files are not read again; a NUL becomes the text \\u0000."""
+    """New files load, a grown file reloads whole (never duplicated), a removed file leaves,
+    unchanged files are not read again; a NUL becomes the text \\u0000."""
     require_postgres()
     schema = "runlens_loader_test"
     drop_schemas(schema)
@@ -167,11 +166,9 @@ def test_postgres_loader_follows_the_folder_by_fingerprint(tmp_path):
     first = load_into(raw, schema)
     assert (first.files, first.loaded_files, first.loaded_lines, first.removed_files) == (3, 3, 5, 0)
     assert raw_rows(schema) == [
-        ("a.jsonl", 1, '{"n": 1}', False),
-        ("a.jsonl", 2, '{"n": 2}', False),
-        ("b.jsonl", 1, '{"n": 3}', False),
-        ("b.jsonl", 2, None, True),
-        ("c.jsonl", 1, '{"n": "\\u0000"}', False),
+        ("a.jsonl", '{"n": 1}\n{"n": 2}\n', [], None),
+        ("b.jsonl", '{"n": 3}\r\n\\xFF\n', [2], None),
+        ("c.jsonl", '{"n": "\\u0000"}\n', [], None),
     ]
 
     with open(raw / "a.jsonl", "ab") as grown:
@@ -181,11 +178,8 @@ def test_postgres_loader_follows_the_folder_by_fingerprint(tmp_path):
     second = load_into(raw, schema)
     assert (second.files, second.loaded_files, second.loaded_lines, second.removed_files) == (2, 1, 3, 1)
     assert [row[:2] for row in raw_rows(schema)] == [
-        ("a.jsonl", 1),
-        ("a.jsonl", 2),
-        ("a.jsonl", 3),
-        ("b.jsonl", 1),
-        ("b.jsonl", 2),
+        ("a.jsonl", '{"n": 1}\n{"n": 2}\n{"n": 4}\n'),
+        ("b.jsonl", '{"n": 3}\r\n\\xFF\n'),
     ]
 
     third = load_into(raw, schema)

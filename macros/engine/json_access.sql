@@ -13,17 +13,19 @@
 
 {#- DuckDB: every json_* function parses its argument again, so a line is parsed once, into a
     struct of the wanted fields (json_transform; each field JSON, NULL when absent or JSON null)
-    and whether the line is an object (valid JSON whose first non-blank character is `{`). Reading
-    ~15 fields per line one by one parses the line ~30 times (6x slower at 1M lines). -#}
+    and whether the line is an object (valid JSON whose first non-blank character is `{`).
+    DuckDB evaluates both sides of AND / OR in a select list, but only the rows a CASE branch
+    takes, so the costly checks are nested CASEs. -#}
 {% macro duckdb__try_parse_json(text, keys) -%}
     case
-        when {{ runlens.duckdb__is_valid_json(text) }}
-            then {
-                'fields': json_transform(
-                    {{ text }}, '{ {%- for key in keys %}"{{ key }}":"JSON"{% if not loop.last %},{% endif %}{% endfor -%} }'
-                ),
-                'is_object': ltrim({{ text }}, ' ' || chr(9) || chr(10) || chr(13))[1] = '{'
-            }
+        when not coalesce(json_valid({{ text }}), false) then null
+        when {{ runlens.duckdb__is_lenient_json(text) }} then null
+        else {
+            'fields': json_transform(
+                {{ text }}, '{ {%- for key in keys %}"{{ key }}":"JSON"{% if not loop.last %},{% endif %}{% endfor -%} }'
+            ),
+            'is_object': ltrim({{ text }}, ' ' || chr(9) || chr(10) || chr(13))[1] = '{'
+        }
     end
 {%- endmacro %}
 
@@ -34,25 +36,23 @@
 {%- endmacro %}
 
 {#- DuckDB's parser is lenient: it takes trailing commas and NaN / Infinity literals (any case),
-    which RFC 8259 forbids. With string literals blanked out and true/false/null read as 0, strict
-    JSON has no letter but an exponent's e and no comma before a closing bracket. That check is
-    costly, so it runs only on lines that could fail it: those with `nan` or `inf` in any case, or
-    a comma followed by blanks and a closing bracket (blanking strings cannot create either). -#}
-{% macro duckdb__is_valid_json(text) -%}
-    coalesce(
-        json_valid({{ text }})
-        and (
-            not regexp_matches({{ text }}, '(?i)nan|inf|,\s*[}\]]')
-            or not regexp_matches(
+    which RFC 8259 forbids. For valid JSON this is true when the text uses one of them: with
+    string literals blanked out and true/false/null read as 0, strict JSON has no letter but an
+    exponent's e and no comma before a closing bracket. That check is costly, so it runs only on
+    lines that could fail it: those with `nan` or `inf` in any case, or a comma followed by blanks
+    and a closing bracket (blanking strings cannot create either). -#}
+{% macro duckdb__is_lenient_json(text) -%}
+    case
+        when regexp_matches({{ text }}, '(?i)nan|inf|,\s*[}\]]')
+            then regexp_matches(
                 regexp_replace(
                     regexp_replace({{ text }}, '"(\\.|[^"\\])*"', '""', 'g'),
                     'true|false|null', '0', 'g'
                 ),
                 ',\s*[}\]]|[a-df-zA-DF-Z]'
             )
-        ),
-        false
-    )
+        else false
+    end
 {%- endmacro %}
 
 {#- True when a parsed line (try_parse_json) is a JSON object. -#}
@@ -127,15 +127,8 @@
     {{ return(adapter.dispatch('json_text', 'runlens')(doc, key)) }}
 {%- endmacro %}
 
-{#- DuckDB: a string without escapes is its JSON text less the quotes; anything else is read
-    by the JSON extension (a second parse, of that field only). -#}
 {% macro duckdb__json_text(doc, key) -%}
-    {%- set value = doc ~ "['fields']['" ~ key ~ "']" -%}
-    case
-        when left({{ value }}::varchar, 1) = '"' and not contains({{ value }}::varchar, '\')
-            then ({{ value }}::varchar)[2:-2]
-        else {{ value }} ->> '$'
-    end
+    ({{ doc }}['fields']['{{ key }}'] ->> '$')
 {%- endmacro %}
 
 {% macro postgres__json_text(doc, key) -%}

@@ -6,15 +6,17 @@
     zone holding UTC. -#}
 
 
-{% macro utc_timestamp_from_json(doc, key) -%}
-    {{ return(adapter.dispatch('utc_timestamp_from_json', 'runlens')(doc, key)) }}
+{#- The event time from the kind and text of a JSON value (json_kind, json_text): a string is
+    read as RFC 3339, an integer or number as epoch seconds; anything else is NULL. -#}
+{% macro utc_timestamp(kind, text) -%}
+    {{ return(adapter.dispatch('utc_timestamp', 'runlens')(kind, text)) }}
 {%- endmacro %}
 
-{% macro duckdb__utc_timestamp_from_json(doc, key) -%}
-    case {{ runlens.json_kind(doc, key) }}
-        when 'string' then {{ runlens.duckdb__utc_timestamp_from_text(runlens.json_text(doc, key)) }}
-        when 'integer' then {{ runlens.duckdb__utc_timestamp_from_epoch(runlens.json_text(doc, key)) }}
-        when 'number' then {{ runlens.duckdb__utc_timestamp_from_epoch(runlens.json_text(doc, key)) }}
+{% macro duckdb__utc_timestamp(kind, text) -%}
+    case {{ kind }}
+        when 'string' then {{ runlens.duckdb__utc_timestamp_from_text(text) }}
+        when 'integer' then {{ runlens.duckdb__utc_timestamp_from_epoch(text) }}
+        when 'number' then {{ runlens.duckdb__utc_timestamp_from_epoch(text) }}
     end
 {%- endmacro %}
 
@@ -41,11 +43,11 @@
 {#- PostgreSQL: the same pattern check; the cast that could still fail (an impossible date such as
     February 30) is made safe by a function (macros/engine/functions.sql). `::timestamp` would
     drop an offset silently, so the text is read as timestamptz and converted to UTC. -#}
-{% macro postgres__utc_timestamp_from_json(doc, key) -%}
-    case {{ runlens.json_kind(doc, key) }}
-        when 'string' then {{ runlens.postgres__utc_timestamp_from_text(runlens.json_text(doc, key)) }}
-        when 'integer' then {{ target.schema }}.runlens_try_epoch_timestamp({{ runlens.json_text(doc, key) }})
-        when 'number' then {{ target.schema }}.runlens_try_epoch_timestamp({{ runlens.json_text(doc, key) }})
+{% macro postgres__utc_timestamp(kind, text) -%}
+    case {{ kind }}
+        when 'string' then {{ runlens.postgres__utc_timestamp_from_text(text) }}
+        when 'integer' then {{ target.schema }}.runlens_try_epoch_timestamp({{ text }})
+        when 'number' then {{ target.schema }}.runlens_try_epoch_timestamp({{ text }})
     end
 {%- endmacro %}
 
@@ -68,11 +70,11 @@
     offset is subtracted in microseconds. The result is a TIMESTAMP (an instant; the session time
     zone is UTC, so it reads as UTC wall-clock time and parquet stores the instant). An epoch
     number is read as a double and rounded to the microsecond, halves away from zero. -#}
-{% macro spark__utc_timestamp_from_json(doc, key) -%}
-    case {{ runlens.json_kind(doc, key) }}
-        when 'string' then {{ runlens.spark__utc_timestamp_from_text(runlens.json_text(doc, key)) }}
-        when 'integer' then {{ runlens.spark__utc_timestamp_from_epoch("try_variant_get(" ~ doc ~ ", " ~ runlens.spark__json_path(key) ~ ", 'double')") }}
-        when 'number' then {{ runlens.spark__utc_timestamp_from_epoch("try_variant_get(" ~ doc ~ ", " ~ runlens.spark__json_path(key) ~ ", 'double')") }}
+{% macro spark__utc_timestamp(kind, text) -%}
+    case {{ kind }}
+        when 'string' then {{ runlens.spark__utc_timestamp_from_text(text) }}
+        when 'integer' then {{ runlens.spark__utc_timestamp_from_epoch("try_cast(" ~ text ~ " as double)") }}
+        when 'number' then {{ runlens.spark__utc_timestamp_from_epoch("try_cast(" ~ text ~ " as double)") }}
     end
 {%- endmacro %}
 

@@ -10,8 +10,10 @@
     {{ return(adapter.dispatch('read_log_texts', 'runlens')(log_files)) }}
 {%- endmacro %}
 
-{#- DuckDB: the function runlens_read_log_text, which the dbt-duckdb plugin registers
-    (scripts/raw_logs/duckdb_plugin.py), reads each file in Python (scripts/raw_logs/reading.py). -#}
+{#- DuckDB: the source lists the files only (text NULL); runlens_read_log_text, which the
+    dbt-duckdb plugin registers (scripts/raw_logs/duckdb_plugin.py), reads each file in Python
+    (scripts/raw_logs/reading.py) when it is needed. A row that already carries its text (a unit
+    test's fixture) is taken as it is. -#}
 {% macro duckdb__read_log_texts(log_files) -%}
     select
         file_path,
@@ -25,7 +27,11 @@
     from (
         select
             *,
-            runlens_read_log_text(absolute_path, file_fingerprint) as log_text
+            case
+                when text is null and read_error is null
+                    then runlens_read_log_text(absolute_path, file_fingerprint)
+                else {'text': text, 'invalid_line_numbers': invalid_line_numbers, 'read_error': read_error}
+            end as log_text
         from {{ log_files }}
     ) as read_files
 {%- endmacro %}

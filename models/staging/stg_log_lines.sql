@@ -91,7 +91,8 @@ fields as {{ runlens.materialized_cte() }} (
         {{ runlens.json_text('doc', 'run_id') }} as run_id,
         {{ runlens.json_kind('doc', 'event') }} as event_kind,
         {{ runlens.json_text('doc', 'event') }} as event_type,
-        {{ runlens.utc_timestamp_from_json('doc', 'ts') }} as event_at,
+        {{ runlens.json_kind('doc', 'ts') }} as ts_kind,
+        {{ runlens.json_text('doc', 'ts') }} as ts_text,
         {{ runlens.json_kind('doc', 'step') }} as step_kind,
         {{ runlens.json_text('doc', 'step') }} as step_text,
         {{ runlens.json_kind('doc', 'epoch') }} as epoch_kind,
@@ -121,6 +122,7 @@ fields as {{ runlens.materialized_cte() }} (
 typed as {{ runlens.materialized_cte() }} (
     select
         *,
+        {{ runlens.utc_timestamp('ts_kind', 'ts_text') }} as event_at,
         case when step_kind = 'integer' then {{ runlens.try_to_bigint('step_text') }} end as step,
         case when epoch_kind = 'integer' then {{ runlens.try_to_bigint('epoch_text') }} end as epoch,
         case

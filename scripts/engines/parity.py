@@ -9,6 +9,7 @@ UTC). `compare` matches rows on their keys and lists every difference.
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -36,11 +37,12 @@ class ParityInputError(Exception):
 
 @dataclass(frozen=True)
 class Mart:
-    """A mart: its name, key columns and columns in the YAML's order."""
+    """A mart: its name, key columns, columns in the YAML's order, and those that hold JSON."""
 
     name: str
     key: tuple[str, ...]
     columns: tuple[str, ...]
+    json_columns: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -119,6 +121,11 @@ def load_marts(models_yml: Path = MARTS_YML) -> list[Mart]:
             name=model["name"],
             key=_model_key(model),
             columns=tuple(column["name"].lower() for column in model.get("columns") or []),
+            json_columns=tuple(
+                column["name"].lower()
+                for column in model.get("columns") or []
+                if str(column.get("data_type", "")).replace(" ", "").endswith("].json}}")
+            ),
         )
         for model in document["models"]
     ]
@@ -265,6 +272,24 @@ def values_equal(a: Any, b: Any) -> bool:
     return type(a) is type(b) and a == b
 
 
+def json_equal(a: Any, b: Any) -> bool:
+    """Whether two JSON values are the same document: each engine hands JSON back its own way
+    (DuckDB text, PostgreSQL parsed jsonb with its own key order, Spark's variant with decimals),
+    so both are parsed and compared as values (numbers as numbers: `1e3` equals `1000`)."""
+
+    def plain(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {key: plain(item) for key, item in value.items()}
+        if isinstance(value, list):
+            return [plain(item) for item in value]
+        return float(value) if isinstance(value, Decimal) else value
+
+    def document(value: Any) -> Any:
+        return plain(json.loads(value) if isinstance(value, str | bytes) else value)
+
+    return document(a) == document(b)
+
+
 def format_key(key: tuple[str, ...], values: tuple) -> str:
     """A row's key as `col=value, ...`."""
     return ", ".join(
@@ -325,7 +350,12 @@ def compare_table(
             continue
         candidate_row = candidate_index[value]
         for column in shared:
-            if not values_equal(reference_row[column], candidate_row[column]):
+            same = (
+                json_equal(reference_row[column], candidate_row[column])
+                if column in mart.json_columns
+                else values_equal(reference_row[column], candidate_row[column])
+            )
+            if not same:
                 difference(
                     "value",
                     key=key,
