@@ -53,6 +53,7 @@ physical_lines as {{ runlens.materialized_cte(everywhere=true) }} (
         is_gzip,
         read_error
     from file_texts
+    {{ runlens.order_for_parallel_scan('file_path, line_number') }}
 ),
 
 parsed as {{ runlens.materialized_cte() }} (

@@ -95,7 +95,7 @@ def _test_name_and_config(test: Any) -> tuple[str, dict]:
 
 def _model_key(model: dict) -> tuple[str, ...]:
     """The mart's key: its unique or primary-key constraint (on the model or a column), else its
-    unique_combination or unique test."""
+    primary_key, unique_combination or unique test."""
     for constraint in model.get("constraints") or []:
         if constraint.get("type") in ("unique", "primary_key"):
             return tuple(column.lower() for column in constraint["columns"])
@@ -104,7 +104,7 @@ def _model_key(model: dict) -> tuple[str, ...]:
             return (column["name"].lower(),)
     for test in _tests(model):
         name, config = _test_name_and_config(test)
-        if name.split(".")[-1] == "unique_combination":
+        if name.split(".")[-1] in ("unique_combination", "primary_key"):
             columns = (config.get("arguments") or {}).get("columns") or config.get("columns")
             return tuple(column.lower() for column in columns)
     for column in model.get("columns") or []:

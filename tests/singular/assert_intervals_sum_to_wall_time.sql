@@ -1,11 +1,11 @@
 -- Invariant: for every event-log run that ended, its intervals sum to its wall time, and the
 -- time before the final epoch_end plus the final tail is the wall time too (to the microsecond).
--- Returns the runs that break it.
+-- Returns the runs that break it; in a build, among the runs it changed (macros/tests_on_changes.sql).
 with
 
 runs as (
     select * from {{ ref('fct_runs') }}
-    where measurement_source = 'event_log'
+    where measurement_source = 'event_log' and {{ runlens.changed_in_this_build('run_id') }}
 ),
 
 interval_sums as (
@@ -13,6 +13,7 @@ interval_sums as (
         run_id,
         sum(seconds) as interval_seconds
     from {{ ref('fct_run_intervals') }}
+    where {{ runlens.changed_in_this_build('run_id') }}
     group by run_id
 )
 
