@@ -216,7 +216,7 @@
 {%- endmacro %}
 
 {% macro spark__raw_dir() -%}
-    {{- var('raw_dir', env_var('RUNLENS_RAW_DIR', 'data/sample')) -}}
+    {{- env_var('RUNLENS_RAW_DIR', 'data/sample') -}}
 {%- endmacro %}
 
 {#- Spark: whether the raw folder is on the local file system (no URI scheme, or file:). -#}

@@ -2,9 +2,11 @@
 
 On every DuckDB connection dbt opens, it registers:
 
-- `runlens_list_log_files(raw_dir)`: every log file below raw_dir (listing.py), as a list of
+- `runlens_list_log_files()`: every log file below the raw folder (listing.py), as a list of
   structs with file_path, absolute_path, size_bytes, modified_at, is_gzip and file_fingerprint.
-  The source `runlens_logs.log_files` (models/staging/_runlens_logs__sources.yml) unnests it.
+  The source `runlens_logs.log_files` (models/staging/_runlens_logs__sources.yml) unnests it. The
+  folder is `RUNLENS_RAW_DIR` (default `data/sample`), read when the build lists it, not when dbt
+  parses the project: pointing a build at another folder costs dbt no parsing.
 - `runlens_read_log_text(absolute_path, file_fingerprint)`, a scalar function: the file's text
   with its invalid lines escaped, their numbers and the read error (reading.py), as a struct.
 
@@ -16,7 +18,7 @@ from __future__ import annotations
 import duckdb
 from dbt.adapters.duckdb.plugins import BasePlugin
 
-from raw_logs.listing import list_log_files
+from raw_logs.listing import list_log_files, raw_dir
 from raw_logs.reading import read_log_text
 
 LOG_FILE_TYPE = duckdb.struct_type(
@@ -38,8 +40,8 @@ LOG_TEXT_TYPE = duckdb.struct_type(
 )
 
 
-def log_files(raw_dir: str) -> list[dict]:
-    return [log_file._asdict() for log_file in list_log_files(raw_dir)]
+def log_files() -> list[dict]:
+    return [log_file._asdict() for log_file in list_log_files(raw_dir())]
 
 
 def log_text(absolute_path: str, file_fingerprint: str) -> dict:
@@ -51,7 +53,7 @@ class Plugin(BasePlugin):
         conn.create_function(
             "runlens_list_log_files",
             log_files,
-            [duckdb.sqltype("VARCHAR")],
+            [],
             duckdb.list_type(LOG_FILE_TYPE),
             side_effects=True,
         )

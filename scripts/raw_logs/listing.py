@@ -13,6 +13,7 @@ import os
 import stat as stat_mode
 from typing import NamedTuple
 
+DEFAULT_RAW_DIR = "data/sample"
 LOG_SUFFIXES = (".jsonl", ".jsonl.gz")
 IGNORED_PREFIXES = ("_", ".")
 UNSTATABLE = "unreadable"
@@ -26,6 +27,11 @@ class LogFile(NamedTuple):
     modified_at: datetime.datetime | None  # UTC, naive
     is_gzip: bool
     file_fingerprint: str
+
+
+def raw_dir() -> str:
+    """The raw folder: RUNLENS_RAW_DIR, else the bundled sample (relative to the current folder)."""
+    return os.environ.get("RUNLENS_RAW_DIR") or DEFAULT_RAW_DIR
 
 
 def is_log_name(name: str) -> bool:
