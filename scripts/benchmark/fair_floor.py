@@ -22,6 +22,7 @@ SQL together, "steps": seconds per step, "check": agreement with the marts}.
 from __future__ import annotations
 
 import json
+import os
 import sys
 import tempfile
 import time
@@ -86,7 +87,7 @@ from (
                     string_split(log_text.text, chr(10)) as pieces
                 from (
                     select file_path, runlens_read_log_text(absolute_path, file_fingerprint) as log_text
-                    from (select unnest(runlens_list_log_files($raw_dir), recursive := true))
+                    from (select unnest(runlens_list_log_files(), recursive := true))
                 )
             )
         )
@@ -311,6 +312,7 @@ def run(raw_dir: Path, marts_db: Path, out_json: Path) -> None:
     table in a DuckDB file, and write the timings and the agreement with the marts to out_json."""
     import duckdb
 
+    os.environ["RUNLENS_RAW_DIR"] = str(raw_dir)  # the folder the plugin's listing reads
     with tempfile.TemporaryDirectory(prefix="runlens-fair-floor-") as scratch:
         connection = duckdb.connect(str(Path(scratch) / "fair_floor.duckdb"))
         connection.execute("set TimeZone = 'UTC'")
@@ -320,7 +322,7 @@ def run(raw_dir: Path, marts_db: Path, out_json: Path) -> None:
         started = time.perf_counter()
         for name, sql in STEPS.items():
             step_started = time.perf_counter()
-            connection.execute(sql, {"raw_dir": str(raw_dir)} if "$raw_dir" in sql else None)
+            connection.execute(sql)
             steps[name] = time.perf_counter() - step_started
         seconds = time.perf_counter() - started
         check = compare_with_marts(connection, "runs", "collections", marts_db)
