@@ -11,6 +11,10 @@ plain loop) and, independently, by the test's own hooks and wrappers. For each:
 - the profile's sections are those of the record, each within 5% of the time the record's spans
   cover, and hold at least the time the training slept inside them; they never add up to more
   than the profile's wall time, which is the run's (within 0.05 s).
+
+And a training that raises: Lightning's callback writes run_end `failed: <ExceptionType>` from
+`on_exception`; Keras (which tells callbacks nothing of exceptions) does so when the fit runs
+inside the callback's RunLog, and a save after the crash writes no marker.
 """
 
 from __future__ import annotations
@@ -20,7 +24,18 @@ import json
 import jsonschema
 import pytest
 from pipeline import REPO
-from writer_trainings import CHECKPOINT_STEPS, COLLECTION, EPOCHS, FRAMEWORKS, SLEEP_SECONDS, STEPS_PER_EPOCH
+from writer_trainings import (
+    BATCH_SIZE,
+    CHECKPOINT_STEPS,
+    COLLECTION,
+    EPOCHS,
+    FRAMEWORKS,
+    SLEEP_SECONDS,
+    STEPS_PER_EPOCH,
+    framework_module,
+    keras_on_torch,
+    tensors,
+)
 
 SCHEMA = json.loads((REPO / "models" / "staging" / "runlens_event.schema.json").read_text(encoding="utf-8"))
 MARKERS = ("run_start", "checkpoint", "epoch_end", "run_end")
@@ -125,3 +140,88 @@ def test_sections_hold_the_work_done_in_them_and_fit_in_the_wall_time(training):
     assert sum(profile["sections"].values()) <= profile["wall_seconds"]
     marks = {event: at for event, _, at in training.record.marks if event in ("run_start", "run_end")}
     assert abs(profile["wall_seconds"] - (marks["run_end"] - marks["run_start"])) <= MARKER_TOLERANCE_SECONDS
+
+
+# -- a training that fails ---------------------------------------------------------------------
+
+
+class Diverged(RuntimeError):
+    """What the failing trainings below raise at their third step."""
+
+
+def failing_steps(torch):
+    calls = iter(range(100))
+
+    def loss_or_failure(prediction, target):
+        if next(calls) == 2:
+            raise Diverged("loss is nan")
+        return torch.nn.functional.mse_loss(prediction, target)
+
+    return loss_or_failure
+
+
+def final_event(path) -> dict:
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return json.loads(lines[-1])
+
+
+def test_lightning_records_an_exception_as_a_failed_run(tmp_path):
+    torch = framework_module("torch")
+    pl = framework_module("lightning.pytorch")
+    from runlens_callbacks.lightning import RunlensLightningCallback
+
+    loss = failing_steps(torch)
+
+    class FailingModule(pl.LightningModule):
+        def __init__(self) -> None:
+            super().__init__()
+            self.layer = torch.nn.Linear(4, 1)
+
+        def training_step(self, batch, batch_idx):
+            return loss(self.layer(batch[0]), batch[1])
+
+        def configure_optimizers(self):
+            return torch.optim.SGD(self.parameters(), lr=0.1)
+
+    features, targets = tensors(torch)
+    loader = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(features, targets), batch_size=BATCH_SIZE)
+    path = tmp_path / "failing.jsonl"
+    trainer = pl.Trainer(
+        max_epochs=1,
+        accelerator="cpu",
+        logger=False,
+        enable_progress_bar=False,
+        enable_model_summary=False,
+        enable_checkpointing=False,
+        default_root_dir=tmp_path,
+        callbacks=[RunlensLightningCallback(path, collection=COLLECTION, task="failing")],
+    )
+    with pytest.raises(Diverged):
+        trainer.fit(FailingModule(), loader)
+    assert final_event(path) == {**final_event(path), "event": "run_end", "status": "failed: Diverged"}
+
+
+def test_keras_fit_inside_the_callbacks_run_log_records_a_crash(tmp_path):
+    torch = framework_module("torch")
+    keras = keras_on_torch()
+    from runlens_callbacks.keras import RunlensKerasCallback
+
+    loss = failing_steps(torch)
+
+    class FailingLayer(keras.layers.Layer):
+        def call(self, inputs, training=None):
+            if training:
+                loss(torch.zeros(1), torch.zeros(1))
+            return inputs
+
+    model = keras.Sequential([keras.Input((4,)), FailingLayer(), keras.layers.Dense(1)])
+    model.compile(optimizer="sgd", loss="mse")
+    features, targets = (array.numpy() for array in tensors(torch))
+    path = tmp_path / "failing.jsonl"
+    callback = RunlensKerasCallback(path, collection=COLLECTION, task="failing")
+    with pytest.raises(Diverged), callback.run_log:
+        model.fit(features, targets, batch_size=BATCH_SIZE, epochs=1, verbose=0, callbacks=[callback])
+    assert final_event(path) == {**final_event(path), "event": "run_end", "status": "failed: Diverged"}
+    lines = path.read_text(encoding="utf-8")
+    model.save_weights(str(tmp_path / "after_the_crash.weights.h5"))  # the run is over: no checkpoint marker
+    assert path.read_text(encoding="utf-8") == lines and (tmp_path / "after_the_crash.weights.h5").exists()

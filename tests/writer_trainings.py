@@ -330,13 +330,19 @@ def train_transformers(folder: Path) -> Training:
 # -- Keras 3 on the torch backend ----------------------------------------------------------------
 
 
-def train_keras(folder: Path) -> Training:
+def keras_on_torch():
+    """Keras on its torch backend (TensorFlow is not installed)."""
     if "keras" not in sys.modules:
         os.environ.setdefault("KERAS_BACKEND", "torch")
     framework_module("torch")
     keras = framework_module("keras")
     if keras.backend.backend() != "torch":
         pytest.skip(f"keras runs on {keras.backend.backend()}, this test wants the torch backend")
+    return keras
+
+
+def train_keras(folder: Path) -> Training:
+    keras = keras_on_torch()
     import numpy as np
     from runlens_callbacks.keras import RunlensKerasCallback
 
