@@ -19,7 +19,9 @@ inside the callback's RunLog, and a save after the crash writes no marker.
 
 from __future__ import annotations
 
+import importlib.util
 import json
+import sys
 
 import jsonschema
 import pytest
@@ -225,3 +227,10 @@ def test_keras_fit_inside_the_callbacks_run_log_records_a_crash(tmp_path):
     lines = path.read_text(encoding="utf-8")
     model.save_weights(str(tmp_path / "after_the_crash.weights.h5"))  # the run is over: no checkpoint marker
     assert path.read_text(encoding="utf-8") == lines and (tmp_path / "after_the_crash.weights.h5").exists()
+
+
+def test_keras_trains_on_torch_without_tensorflow(writer_training):
+    writer_training("keras")
+    keras = keras_on_torch()
+    assert keras.backend.backend() == "torch"
+    assert importlib.util.find_spec("tensorflow") is None and "tensorflow" not in sys.modules
