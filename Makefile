@@ -1,7 +1,7 @@
 # runlens: the two commands a new machine needs.
 #   make sample   install into .venv, build the marts over the bundled sample (data/sample) and
 #                 render the Markdown reports into reports/
-#   make test     install into .venv with the dev tools, lint, and run every test
+#   make test     install into .venv with the dev tools and the frameworks extra, lint, and run every test
 # Point runlens at your own logs with RUNLENS_RAW_DIR=/path/to/logs make sample, or profile logs
 # that TensorBoard, MLflow or a text logger wrote with: make profile FROM="/path/to/logs ..."
 
@@ -60,9 +60,15 @@ $(VENV)/.installed-engines: requirements.txt requirements-engines.txt constraint
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements-engines.txt -c constraints.txt
 	touch $@ $(VENV)/.installed-runtime
 
-$(VENV)/.installed-dev: requirements.txt requirements-importers.txt requirements-engines.txt requirements-dev.txt constraints.txt | $(VENV)/bin/python
+# The frameworks extra (torch, Lightning, transformers, Keras): only the writer's callback tests train
+# with them; the pipeline and the writer itself (writer/, standard library only) do not need them.
+$(VENV)/.installed-frameworks: requirements-frameworks.txt constraints.txt | $(VENV)/bin/python
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements-frameworks.txt -c constraints.txt
+	touch $@
+
+$(VENV)/.installed-dev: requirements.txt requirements-importers.txt requirements-engines.txt requirements-frameworks.txt requirements-dev.txt constraints.txt | $(VENV)/bin/python
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt -c constraints.txt
-	touch $@ $(VENV)/.installed-runtime $(VENV)/.installed-importers $(VENV)/.installed-engines
+	touch $@ $(VENV)/.installed-runtime $(VENV)/.installed-importers $(VENV)/.installed-engines $(VENV)/.installed-frameworks
 
 clean:
 	rm -rf target logs runlens.duckdb* reports/*/ reports/index.md imported imported.duckdb* spark-warehouse metastore_db

@@ -5,6 +5,7 @@ from __future__ import annotations
 import duckdb
 import pytest
 from pipeline import REPO, build, copy_project
+from writer_trainings import writer_training  # noqa: F401  (the writer's recorded trainings, once per session)
 
 FAULTY = REPO / "tests" / "fixtures" / "faulty"
 SAMPLE = REPO / "data" / "sample"

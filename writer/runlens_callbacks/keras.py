@@ -1,0 +1,125 @@
+"""runlens callback for Keras 3 (``keras.callbacks.Callback``; any backend, TensorFlow not needed).
+
+    model.fit(x, y, callbacks=[RunlensKerasCallback("logs/run-42.jsonl", collection="sweep-3", task="mnist"),
+                               keras.callbacks.ModelCheckpoint("ckpt/{epoch}.weights.h5", save_weights_only=True)])
+
+Markers, at the moments Keras does the work:
+
+- ``run_start`` at ``on_train_begin``, with ``config=`` if given (Keras keeps no hyperparameters);
+- ``checkpoint`` once ``model.save`` or ``model.save_weights`` returns during the fit, whoever calls
+  it (ModelCheckpoint or your own callback), with the cumulative profile; the step is the
+  optimizer's ``iterations``;
+- ``epoch_end`` (Keras' 0-based epoch; step) at ``on_epoch_end``;
+- ``run_end`` (completed) at ``on_train_end``.
+
+Keras tells callbacks nothing about exceptions: ``with callback.run_log: model.fit(...)`` records a
+crash as ``failed: <ExceptionType>`` and re-raises; without it a crashed run stays incomplete.
+
+Sections: ``data_loading`` from ``on_epoch_begin`` or ``on_train_batch_end`` to
+``on_train_batch_begin`` (Keras fetches the batch in between); ``train_step`` from
+``on_train_batch_begin`` to ``on_train_batch_end``; ``eval`` from ``on_test_begin`` to ``on_test_end``
+(validation during the fit, with its data loading); ``checkpoint_save`` around ``model.save`` and
+``model.save_weights``, which the callback wraps on the model for the fit and restores at the end.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import Any
+
+import keras
+
+from runlens_callbacks._phases import PhaseSections
+from runlens_writer import RunLog
+
+SAVE_METHODS = ("save", "save_weights")
+
+
+class RunlensKerasCallback(keras.callbacks.Callback):
+    """Writes a runlens event log of each ``model.fit`` (see the module docstring)."""
+
+    def __init__(
+        self,
+        path: str | os.PathLike,
+        *,
+        collection: str,
+        task: str,
+        config: Mapping[str, Any] | None = None,
+        run_id: str | None = None,
+        per_rank_files: bool = False,
+    ) -> None:
+        super().__init__()
+        self.run_log = RunLog(path, run_id, per_rank_files=per_rank_files)
+        self._collection, self._task, self._config = collection, task, config
+        self._phase = PhaseSections(self.run_log)
+        self._steps_seen = 0
+        self._saving = False
+        self._wrapped_model = None
+
+    def on_train_begin(self, logs=None) -> None:
+        self.run_log.run_start(self._collection, self._task, self._config)
+        self._wrap_saving(self.model)
+
+    def on_epoch_begin(self, epoch, logs=None) -> None:
+        self._phase.switch("data_loading")
+
+    def on_train_batch_begin(self, batch, logs=None) -> None:
+        self._phase.switch("train_step")
+
+    def on_train_batch_end(self, batch, logs=None) -> None:
+        self._steps_seen += 1
+        self._phase.switch("data_loading")
+
+    def on_test_begin(self, logs=None) -> None:
+        self._phase.switch("eval")
+
+    def on_test_end(self, logs=None) -> None:
+        self._phase.stop()
+
+    def on_epoch_end(self, epoch, logs=None) -> None:
+        self._phase.stop()
+        if self.run_log.is_active:
+            self.run_log.epoch_end(epoch=epoch, step=self._global_step())
+
+    def on_train_end(self, logs=None) -> None:
+        self._phase.stop()
+        self._unwrap_saving()
+        if self.run_log.is_active:
+            self.run_log.run_end("completed")
+
+    def _global_step(self) -> int:
+        """The optimizer's step count (it survives a resumed fit), else the batches this callback saw."""
+        iterations = getattr(getattr(self.model, "optimizer", None), "iterations", None)
+        if iterations is None:
+            return self._steps_seen
+        return int(keras.ops.convert_to_numpy(iterations))
+
+    # Keras reports no checkpoint event: the callback times the model's own save methods.
+
+    def _wrap_saving(self, model) -> None:
+        self._unwrap_saving()
+        for name in SAVE_METHODS:
+            object.__setattr__(model, name, self._timed_save(getattr(model, name)))
+        self._wrapped_model = model
+
+    def _unwrap_saving(self) -> None:
+        if self._wrapped_model is not None:
+            for name in SAVE_METHODS:
+                vars(self._wrapped_model).pop(name, None)
+            self._wrapped_model = None
+
+    def _timed_save(self, save):
+        def timed_save(*args, **kwargs):
+            if self._saving or not self.run_log.is_active:  # a save inside a save is one checkpoint
+                return save(*args, **kwargs)
+            self._saving = True
+            try:
+                with self.run_log.section("checkpoint_save"):
+                    result = save(*args, **kwargs)
+            finally:
+                self._saving = False
+            self.run_log.checkpoint(self._global_step())
+            return result
+
+        return timed_save

@@ -1,0 +1,141 @@
+"""runlens callback for PyTorch Lightning 2 (``lightning.pytorch``).
+
+    trainer = Trainer(callbacks=[RunlensLightningCallback("logs/run-42.jsonl", collection="sweep-3", task="mnist")])
+
+Markers, at the moments Lightning does the work:
+
+- ``run_start`` at ``on_fit_start``, with ``config=`` or else the module's ``hparams`` (values that
+  are not JSON written as their ``str()``); the rank is ``trainer.global_rank``;
+- ``checkpoint`` (step = ``trainer.global_step``) when ``Trainer.save_checkpoint`` has written the
+  file, whoever called it (ModelCheckpoint or you), with the cumulative profile;
+- ``epoch_end`` (epoch = ``trainer.current_epoch``, 0-based; step) at ``on_train_epoch_end``;
+- ``run_end`` at ``on_fit_end`` (completed) or ``on_exception`` (``failed: <ExceptionType>``).
+
+Sections: ``train_step`` from ``on_train_batch_start`` to ``on_train_batch_end`` (forward, backward,
+optimizer step); ``eval`` from ``on_validation_start`` to ``on_validation_end`` (the sanity check
+too, with the loading of validation batches); ``checkpoint_save`` around ``save_checkpoint``;
+``data_loading`` around each fetch of a training batch. The last two come from the actions
+Lightning reports to its profiler (``save_checkpoint``, ``[_TrainingEpochLoop].train_dataloader_next``):
+the callback wraps ``trainer.profiler``'s start and stop for the fit, passing every call on to the
+profiler you chose, and restores them at teardown.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import Any
+
+import lightning.pytorch as pl
+
+from runlens_callbacks._phases import PhaseSections
+from runlens_writer import OpenSection, RunLog, failed_status, json_config
+
+SAVE_ACTION = "save_checkpoint"
+TRAIN_FETCH_ACTION = "[_TrainingEpochLoop].train_dataloader_next"
+PROFILED_SECTIONS = {SAVE_ACTION: "checkpoint_save", TRAIN_FETCH_ACTION: "data_loading"}
+
+
+class RunlensLightningCallback(pl.Callback):
+    """Writes a runlens event log of each ``trainer.fit`` (see the module docstring)."""
+
+    def __init__(
+        self,
+        path: str | os.PathLike,
+        *,
+        collection: str,
+        task: str,
+        config: Mapping[str, Any] | None = None,
+        run_id: str | None = None,
+        per_rank_files: bool = False,
+    ) -> None:
+        super().__init__()
+        self.run_log = RunLog(path, run_id, per_rank_files=per_rank_files)
+        self._collection, self._task, self._config = collection, task, config
+        self._train_step = PhaseSections(self.run_log)
+        self._eval = PhaseSections(self.run_log)
+        self._profiled: dict[str, OpenSection] = {}
+        self._trainer: pl.Trainer | None = None
+        self._profiler = None
+
+    def setup(self, trainer: pl.Trainer, pl_module: pl.LightningModule, stage: str) -> None:
+        if stage == "fit":
+            self._trainer = trainer
+            self._wrap_profiler(trainer.profiler)
+
+    def on_fit_start(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
+        if self.run_log.rank is None:
+            self.run_log.rank = trainer.global_rank
+        config = self._config
+        if config is None and pl_module.hparams:
+            config = json_config(dict(pl_module.hparams), lenient=True)
+        self.run_log.run_start(self._collection, self._task, config)
+
+    def on_train_batch_start(self, trainer, pl_module, batch, batch_idx) -> None:
+        self._train_step.switch("train_step")
+
+    def on_train_batch_end(self, trainer, pl_module, outputs, batch, batch_idx) -> None:
+        self._train_step.stop()
+
+    def on_validation_start(self, trainer, pl_module) -> None:
+        self._eval.switch("eval")
+
+    def on_validation_end(self, trainer, pl_module) -> None:
+        self._eval.stop()
+
+    def on_train_epoch_end(self, trainer, pl_module) -> None:
+        if self.run_log.is_active:
+            self.run_log.epoch_end(epoch=trainer.current_epoch, step=trainer.global_step)
+
+    def on_fit_end(self, trainer, pl_module) -> None:
+        self._end("completed")
+
+    def on_exception(self, trainer, pl_module, exception: BaseException) -> None:
+        self._end(failed_status(type(exception)))
+
+    def teardown(self, trainer, pl_module, stage: str) -> None:
+        if stage == "fit":
+            self._unwrap_profiler()
+            self._trainer = None
+
+    def _end(self, status: str) -> None:
+        for phase in (self._train_step, self._eval):
+            phase.stop()
+        if self.run_log.is_active:
+            self.run_log.run_end(status)
+
+    # Lightning reports data loading and checkpoint saving only to its profiler.
+
+    def _wrap_profiler(self, profiler) -> None:
+        self._unwrap_profiler()
+        start, stop = profiler.start, profiler.stop
+
+        def start_action(action_name: str) -> None:
+            start(action_name)
+            self._action_started(action_name)
+
+        def stop_action(action_name: str) -> None:
+            self._action_stopped(action_name)
+            stop(action_name)
+
+        profiler.start, profiler.stop = start_action, stop_action  # instance attributes over the methods
+        self._profiler = profiler
+
+    def _unwrap_profiler(self) -> None:
+        if self._profiler is not None:
+            for name in ("start", "stop"):
+                vars(self._profiler).pop(name, None)
+            self._profiler = None
+
+    def _action_started(self, action_name: str) -> None:
+        section = PROFILED_SECTIONS.get(action_name)
+        if section is not None and self.run_log.is_active and action_name not in self._profiled:
+            self._profiled[action_name] = self.run_log.open_section(section)
+
+    def _action_stopped(self, action_name: str) -> None:
+        handle = self._profiled.pop(action_name, None)
+        if handle is None:
+            return
+        handle.close()
+        if action_name == SAVE_ACTION and self.run_log.is_active and self._trainer is not None:
+            self.run_log.checkpoint(self._trainer.global_step)
