@@ -171,11 +171,6 @@ def test_a_run_whose_context_raised_is_failed(writer_marts):
     assert (figures["status"], figures["exclusion_reason"]) == ("failed", "failed")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the marts' def_status counts a run without run_end but with a profile as completed (profiler); "
-    "the writer's checkpoint profiles give every killed run one",
-)
 def test_a_killed_run_stays_incomplete(writer_marts):
     connection = writer_marts.connection
     assert run(connection, "killed")["status"] == "incomplete"

@@ -36,7 +36,8 @@ there. ``wall_seconds`` is the time since run_start, plus that of earlier sessio
 
 Profiles. A cumulative ``profile`` is written after every checkpoint and before run_end (and by
 ``profile()``); runlens reads the latest, so a crashed run keeps its sections up to its last
-checkpoint.
+checkpoint. Only the profile written at run_end says ``"final": true``; the others say
+``"final": false``, so a run killed without warning stays incomplete.
 
 Durability. The file is opened with O_APPEND; each line is encoded whole before anything is
 written, then written with a single ``os.write`` (no user-space buffer: it is in the operating
@@ -260,7 +261,7 @@ class RunLog:
         with self._lock:
             self._require_active("run_end()")
             self._carried = self._clock.stop()
-            self._write_profile()
+            self._write_profile(final=True)
             self._write("run_end", {"status": status}, sync=True)
             self._state = "ended"
             self._close_file()
@@ -362,11 +363,12 @@ class RunLog:
         if self._state == "ended":
             raise RunLogError(f"{what} after run_end(): call run_start() again to resume the run")
 
-    def _write_profile(self, sync: bool = False) -> None:
+    def _write_profile(self, sync: bool = False, final: bool = False) -> None:
         wall_ns, section_ns = self._clock.totals()
         fields = {
             "wall_seconds": -(-wall_ns // 1000) / 1e6,  # rounded up to the microsecond, sections down:
             "sections": {name: section_ns[name] // 1000 / 1e6 for name in sorted(section_ns)},  # never above wall
+            "final": final,  # false while the run goes on: a killed run stays incomplete
         }
         self._write("profile", fields, sync=sync)
 

@@ -36,18 +36,19 @@ classified as (
         timings.pre_tail_seconds,
         timings.tail_seconds,
         timings.has_clock_skew,
-        profiles.wall_seconds as profile_wall_seconds,
+        -- a profile written while the run was still going (final false) measures no finished run
+        case when profiles.is_final then profiles.wall_seconds end as profile_wall_seconds,
         profiles.run_id is not null as has_profile,
         case
             when timings.ended_at is not null or timings.has_clock_skew
                 then case when timings.run_end_status = 'completed' then 'completed' else 'failed' end
-            when profiles.wall_seconds is not null then 'completed'
+            when profiles.is_final and profiles.wall_seconds is not null then 'completed'
             else 'incomplete'
         end as status,
         case
             when timings.has_clock_skew then null
             when timings.ended_at is not null then 'event_log'
-            when profiles.wall_seconds is not null then 'profiler'
+            when profiles.is_final and profiles.wall_seconds is not null then 'profiler'
         end as measurement_source
     from attributes
     left join timings on attributes.run_id = timings.run_id

@@ -7,7 +7,7 @@
 -- (int_event_occurrences).
 {%- set event_fields = [
     'run_id', 'event', 'ts', 'step', 'epoch', 'collection', 'task', 'config', 'status', 'wall_seconds',
-    'sections', 'source_format', 'source_path', 'is_approximate', 'approximation'
+    'sections', 'final', 'source_format', 'source_path', 'is_approximate', 'approximation'
 ] %}
 with
 
@@ -109,6 +109,8 @@ fields as {{ runlens.materialized_cte() }} (
         {{ runlens.json_text('doc', 'wall_seconds') }} as wall_seconds_text,
         {{ runlens.json_kind('doc', 'sections') }} as sections_kind,
         {{ runlens.json_value('doc', 'sections') }} as sections,
+        {{ runlens.json_kind('doc', 'final') }} as final_kind,
+        {{ runlens.json_text('doc', 'final') }} as final_text,
         {{ runlens.json_kind('doc', 'source_format') }} as source_format_kind,
         {{ runlens.json_text('doc', 'source_format') }} as source_format,
         {{ runlens.json_kind('doc', 'source_path') }} as source_path_kind,
@@ -196,6 +198,10 @@ event_lines as (
         case
             when reject_reason is null and event_type = 'profile' and sections_kind = 'object' then sections
         end as profile_sections,
+        case
+            when reject_reason is null and event_type = 'profile'
+                then not coalesce(final_kind = 'boolean' and final_text = 'false', false)
+        end as profile_is_final,
         case when reject_reason is null and source_format_kind = 'string' then source_format end as source_format,
         case when reject_reason is null and source_path_kind = 'string' then source_path end as source_path,
         reject_reason is null and is_approximate_kind = 'boolean' and is_approximate_text = 'true' as is_approximate,
@@ -230,6 +236,7 @@ final as (
         run_end_status,
         profile_wall_seconds,
         profile_sections,
+        profile_is_final,
         source_format,
         source_path,
         is_approximate,

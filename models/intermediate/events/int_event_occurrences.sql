@@ -26,6 +26,7 @@ final as (
         run_end_status,
         profile_wall_seconds,
         profile_sections,
+        profile_is_final,
         source_format,
         source_path,
         is_approximate,

@@ -15,6 +15,7 @@ ranked as (
         event_at,
         profile_wall_seconds,
         profile_sections,
+        profile_is_final,
         row_number() over (
             partition by run_id
             order by event_at desc, file_path desc, line_number desc
@@ -29,6 +30,7 @@ final as (
         ranked.event_at as profiled_at,
         ranked.profile_wall_seconds as wall_seconds,
         ranked.profile_sections as sections,
+        ranked.profile_is_final as is_final,
         {{ runlens.build_started_at() }} as computed_at
     from ranked
     where ranked.recency_rank = 1
