@@ -20,7 +20,8 @@ Needs pandas (pip install -r requirements-bench.txt -c constraints.txt). On this
     into a fresh database;
   - times report rendering (scripts/render_report.py);
   - times the simple floor (one hand-written DuckDB query over the same files), the fair floor
-    (scripts/benchmark/fair_floor.py; "not run" until it is written) and the pandas baseline
+    (scripts/benchmark/fair_floor.py: the build's own accounting written by hand in DuckDB SQL,
+    each step a table) and the pandas baseline
     (json.loads per line, DataFrame, groupby), each in its own process, and checks that their
     per-run wall and tail seconds and the collection rollup (runs, mean and median wall) equal the
     marts' to 1e-6 s (mismatches are reported, never hidden);

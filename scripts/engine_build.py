@@ -3,7 +3,7 @@
     python scripts/engine_build.py postgres [DBT BUILD ARGS...]
     python scripts/engine_build.py spark [DBT BUILD ARGS...]
 
-postgres: first copies the raw lines from this machine into `<schema>_raw` (scripts/engines/
+postgres: first copies the raw files' text from this machine into `<schema>_raw` (scripts/engines/
 raw_loader.py, incremental by file fingerprint), then runs `dbt build --target postgres`.
 spark: runs `dbt build --target spark`; Spark reads the raw folder itself (a local path, or an
 HDFS / object-store URI in RUNLENS_RAW_DIR). Connection settings come from the environment
