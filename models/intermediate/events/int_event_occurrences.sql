@@ -2,15 +2,18 @@
 -- Every valid line with its occurrence number among exact duplicates: lines with the same
 -- run_id, event, ts (as UTC), step and epoch are one event; the first by file path and line
 -- number is occurrence 1, the accepted one (input_contract.md, "Where every line ends up").
+-- Almost every event has one line, so the lines are counted per event first (a hash
+-- aggregate) and only the events with copies are numbered by a window (a sort).
 -- Incremental by run (macros/run_versions.sql). Grain: one row per valid line.
+{%- set event_key = ['run_id', 'event_type', 'event_at', 'step', 'epoch'] %}
+{%- set line_columns = [
+    'event_id', 'file_path', 'line_number', 'run_id', 'event_type', 'event_at', 'step', 'epoch', 'collection',
+    'task', 'config', 'run_end_status', 'profile_wall_seconds', 'profile_sections', 'profile_is_final',
+    'source_format', 'source_path', 'is_approximate', 'approximation'
+] %}
 with
 
 valid_lines as (
-    select * from {{ ref('stg_log_lines') }}
-    where run_id is not null and {{ runlens.is_run_to_compute('run_id') }}
-),
-
-final as (
     select
         file_path || ':' || cast(line_number as {{ dbt.type_string() }}) as event_id,
         file_path,
@@ -30,16 +33,64 @@ final as (
         source_format,
         source_path,
         is_approximate,
-        approximation,
-        row_number() over same_event as occurrence,
-        first_value(file_path || ':' || cast(line_number as {{ dbt.type_string() }})) over same_event
-            as first_event_id,
-        {{ runlens.build_started_at() }} as computed_at
+        approximation
+    from {{ ref('stg_log_lines') }}
+    where run_id is not null and {{ runlens.is_run_to_compute('run_id') }}
+),
+
+event_copies as (
+    select
+        {{ event_key | join(', ') }},
+        count(*) as copies
     from valid_lines
+    group by {{ event_key | join(', ') }}
+),
+
+counted as (
+    select
+        valid_lines.*,
+        event_copies.copies
+    from valid_lines
+    inner join event_copies
+        on valid_lines.run_id = event_copies.run_id
+        and valid_lines.event_type = event_copies.event_type
+        and valid_lines.event_at = event_copies.event_at
+        and valid_lines.step is not distinct from event_copies.step
+        and valid_lines.epoch is not distinct from event_copies.epoch
+),
+
+single_lines as (
+    select
+        {{ line_columns | join(', ') }},
+        cast(1 as {{ dbt.type_bigint() }}) as occurrence,
+        event_id as first_event_id
+    from counted
+    where copies = 1
+),
+
+copied_lines as (
+    select
+        {{ line_columns | join(', ') }},
+        cast(row_number() over same_event as {{ dbt.type_bigint() }}) as occurrence,
+        first_value(event_id) over same_event as first_event_id
+    from counted
+    where copies > 1
     window same_event as (
-        partition by run_id, event_type, event_at, step, epoch
+        partition by {{ event_key | join(', ') }}
         order by file_path asc, line_number asc
     )
+),
+
+final as (
+    select
+        *,
+        {{ runlens.build_started_at() }} as computed_at
+    from single_lines
+    union all
+    select
+        *,
+        {{ runlens.build_started_at() }} as computed_at
+    from copied_lines
 )
 
 select * from final
