@@ -53,24 +53,54 @@ leaves as (
     where not {{ runlens.is_json_object('config_value') }}
 ),
 
-ranked as (
+config_counts as (
+    -- most runs have one config; only a resumed run's keys need the latest of several
     select
-        *,
+        run_id,
+        count(*) as configs
+    from run_starts
+    group by run_id
+),
+
+single_config_leaves as (
+    select
+        leaves.run_id,
+        leaves.config_key,
+        leaves.config_value
+    from leaves
+    inner join config_counts on leaves.run_id = config_counts.run_id
+    where config_counts.configs = 1
+),
+
+latest_of_several as (
+    select
+        leaves.run_id,
+        leaves.config_key,
+        leaves.config_value,
         row_number() over (
-            partition by run_id, config_key
-            order by event_at desc, file_path desc, line_number desc
+            partition by leaves.run_id, leaves.config_key
+            order by leaves.event_at desc, leaves.file_path desc, leaves.line_number desc
         ) as recency_rank
     from leaves
+    inner join config_counts on leaves.run_id = config_counts.run_id
+    where config_counts.configs > 1
 ),
 
 final as (
     select
-        ranked.run_id,
-        ranked.config_key,
-        ranked.config_value,
+        run_id,
+        config_key,
+        config_value,
         {{ runlens.build_started_at() }} as computed_at
-    from ranked
-    where ranked.recency_rank = 1
+    from single_config_leaves
+    union all
+    select
+        run_id,
+        config_key,
+        config_value,
+        {{ runlens.build_started_at() }} as computed_at
+    from latest_of_several
+    where recency_rank = 1
 )
 
 select * from final

@@ -18,17 +18,21 @@ final_epoch_ends as (
 ),
 
 paired as (
+    -- each marker with the one before it (marker_index numbers them without gaps): a join on
+    -- the index, not a sort
     select
-        run_id,
-        cast(marker_index - 1 as {{ dbt.type_bigint() }}) as interval_index,
-        lag(marker_label) over run_markers as from_marker,
-        marker_label as to_marker,
-        lag(event_at) over run_markers as started_at,
-        event_at as ended_at,
-        event_type = 'run_start' as is_downtime,
-        marker_index as to_marker_index
-    from markers
-    window run_markers as (partition by run_id order by marker_index)
+        closing.run_id,
+        opening.marker_index as interval_index,
+        opening.marker_label as from_marker,
+        closing.marker_label as to_marker,
+        opening.event_at as started_at,
+        closing.event_at as ended_at,
+        closing.event_type = 'run_start' as is_downtime,
+        closing.marker_index as to_marker_index
+    from markers as closing
+    inner join markers as opening
+        on closing.run_id = opening.run_id
+        and closing.marker_index = opening.marker_index + 1
 ),
 
 final as (
@@ -46,7 +50,6 @@ final as (
         {{ runlens.build_started_at() }} as computed_at
     from paired
     left join final_epoch_ends on paired.run_id = final_epoch_ends.run_id
-    where paired.interval_index >= 1
 )
 
 select * from final

@@ -59,13 +59,35 @@ interval_summary as (
     group by run_id
 ),
 
-longest as (
+longest_seconds as (
     select
         run_id,
-        label as longest_interval_label,
-        seconds as longest_interval_seconds,
-        row_number() over (partition by run_id order by seconds desc, interval_index asc) as length_rank
+        max(seconds) as longest_seconds
     from intervals
+    group by run_id
+),
+
+longest_indexes as (
+    -- the longest interval, ties to the lowest number: aggregates and joins, not a sort
+    select
+        intervals.run_id,
+        min(intervals.interval_index) as longest_interval_index
+    from intervals
+    inner join longest_seconds
+        on intervals.run_id = longest_seconds.run_id
+        and intervals.seconds = longest_seconds.longest_seconds
+    group by intervals.run_id
+),
+
+longest as (
+    select
+        intervals.run_id,
+        intervals.label as longest_interval_label,
+        intervals.seconds as longest_interval_seconds
+    from intervals
+    inner join longest_indexes
+        on intervals.run_id = longest_indexes.run_id
+        and intervals.interval_index = longest_indexes.longest_interval_index
 ),
 
 final as (
@@ -97,9 +119,7 @@ final as (
     from marker_summary
     left join run_ends on marker_summary.run_id = run_ends.run_id
     left join interval_summary on marker_summary.run_id = interval_summary.run_id
-    left join longest
-        on marker_summary.run_id = longest.run_id
-        and longest.length_rank = 1
+    left join longest on marker_summary.run_id = longest.run_id
 )
 
 select * from final
