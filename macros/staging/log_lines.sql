@@ -9,18 +9,129 @@
       order marks.
     - A line that holds only blanks (space, tab, vertical tab, form feed, CR) is blank: counted,
       never an event.
-    - An invalid line has no line_text; its raw_text is the escaped form.
+    - An invalid line's text is its escaped form (is_invalid_utf8 says so).
 
-    `file_texts` has file_path, file_fingerprint, text and invalid_line_numbers; the result has one
-    row per physical line: file_path, file_fingerprint, line_number (from 1), line_text, raw_text,
-    is_invalid_utf8, is_blank. -#}
+    `file_texts` has file_path, file_fingerprint, text (a file's text, or a chunk of it that ends
+    after a line break), first_line_number (the number of its first line in the file) and
+    invalid_line_numbers; the result has one row per physical line: file_path, file_fingerprint,
+    line_number (from 1), text, is_invalid_utf8, is_blank. -#}
+{#- Every physical line of the files stg_log_lines reads in this build (files_to_read,
+    read_log_texts: macros/staging/log_texts.sql), and one file record per file (line_number 0,
+    with size_bytes, modified_at, is_gzip and read_error). -#}
+{% macro physical_log_lines() -%}
+    with
+
+    files_to_read as (
+        {{ runlens.files_to_read() }}
+    ),
+
+    file_texts as (
+        {{ runlens.read_log_texts('files_to_read') }}
+    ),
+
+    read_files as (
+        {{ runlens.read_log_files('files_to_read') }}
+    )
+
+    select
+        file_path,
+        file_fingerprint,
+        line_number,
+        text,
+        is_invalid_utf8,
+        is_blank,
+        cast(null as {{ dbt.type_bigint() }}) as size_bytes,
+        cast(null as {{ dbt.type_timestamp() }}) as modified_at,
+        cast(null as {{ dbt.type_boolean() }}) as is_gzip,
+        cast(null as {{ dbt.type_string() }}) as read_error
+    from ({{ runlens.split_log_lines('file_texts') }}) as split_lines
+    union all
+    select
+        file_path,
+        file_fingerprint,
+        0 as line_number,
+        cast(null as {{ dbt.type_string() }}) as text,
+        false as is_invalid_utf8,
+        false as is_blank,
+        size_bytes,
+        modified_at,
+        is_gzip,
+        read_error
+    from read_files
+{%- endmacro %}
+
+{#- The lines stg_log_lines parses (physical_log_lines), as the engine reads them best. -#}
+{% macro lines_to_parse() -%}
+    {{ return(adapter.dispatch('lines_to_parse', 'runlens')()) }}
+{%- endmacro %}
+
+{% macro default__lines_to_parse() -%}
+    {{ runlens.physical_log_lines() }}
+{%- endmacro %}
+
+{#- DuckDB parses on one thread what comes out of a few large texts. So the lines are sorted
+    first, which ends the pipeline there and lets every thread parse them, when they fit in memory;
+    a larger read (reads_in_bulk) was written by the pre-hook to a scratch table on disk, which
+    every thread reads. Either way the table comes out sorted by file and line. -#}
+{% macro duckdb__lines_to_parse() -%}
+    {%- if runlens.reads_in_bulk() -%}
+        select * from {{ runlens.scratch_lines_relation() }}
+    {%- else -%}
+        select * from ({{ runlens.physical_log_lines() }}) as physical_lines
+        order by file_path, line_number
+    {%- endif -%}
+{%- endmacro %}
+
+{#- DuckDB: true when the files to read hold more than parallel_scan_max_bytes on disk (a gzip
+    file counted four times), too many lines to sort in memory. -#}
+{% macro reads_in_bulk() -%}
+    {#- a unit test reads fixtures, not files -#}
+    {%- if not execute or model.resource_type == 'unit_test' -%}
+        {{ return(false) }}
+    {%- endif -%}
+    {%- set sizes = run_query(
+        "select coalesce(sum(case when is_gzip then 4 else 1 end * size_bytes), 0) from ("
+        ~ runlens.files_to_read() ~ ") as files"
+    ) -%}
+    {{ return(sizes.columns[0].values()[0] > var('parallel_scan_max_bytes')) }}
+{%- endmacro %}
+
+{% macro scratch_lines_relation() -%}
+    {{ this.schema }}.stg_log_lines__scratch_lines
+{%- endmacro %}
+
+{#- Pre-hook of stg_log_lines on DuckDB, after the texts are staged: a large read's lines in a
+    scratch table (compressed on disk, read by every thread); the post-hook drops it. -#}
+{% macro write_scratch_lines() -%}
+    {{ return(adapter.dispatch('write_scratch_lines', 'runlens')()) }}
+{%- endmacro %}
+
+{% macro default__write_scratch_lines() -%}
+{%- endmacro %}
+
+{% macro duckdb__write_scratch_lines() -%}
+    {%- if runlens.reads_in_bulk() -%}
+        create or replace table {{ runlens.scratch_lines_relation() }} as {{ runlens.physical_log_lines() }}
+    {%- endif -%}
+{%- endmacro %}
+
+{% macro drop_scratch_lines() -%}
+    {{ return(adapter.dispatch('drop_scratch_lines', 'runlens')()) }}
+{%- endmacro %}
+
+{% macro default__drop_scratch_lines() -%}
+{%- endmacro %}
+
+{% macro duckdb__drop_scratch_lines() -%}
+    drop table if exists {{ runlens.scratch_lines_relation() }}
+{%- endmacro %}
+
 {% macro split_log_lines(file_texts) -%}
     select
         file_path,
         file_fingerprint,
         line_number,
-        case when not is_invalid_utf8 then line_text end as line_text,
-        case when is_invalid_utf8 then piece else line_text end as raw_text,
+        case when is_invalid_utf8 then piece else line_text end as text,
         is_invalid_utf8,
         not is_invalid_utf8 and {{ runlens.is_blank_text('line_text') }} as is_blank
     from (
@@ -47,7 +158,8 @@
 {%- endmacro %}
 
 {#- One row per piece of each text split on LF: file_path, file_fingerprint, invalid_line_numbers,
-    line_number (from 1), piece_count, piece. -#}
+    line_number (the text's first_line_number for its first piece), piece_count (the number of the
+    text's last piece), piece. -#}
 {% macro text_pieces(file_texts) -%}
     {{ return(adapter.dispatch('text_pieces', 'runlens')(file_texts)) }}
 {%- endmacro %}
@@ -57,14 +169,15 @@
         file_path,
         file_fingerprint,
         invalid_line_numbers,
-        generate_subscripts(pieces, 1)::bigint as line_number,
-        len(pieces) as piece_count,
+        first_line_number - 1 + generate_subscripts(pieces, 1)::bigint as line_number,
+        first_line_number - 1 + len(pieces) as piece_count,
         unnest(pieces) as piece
     from (
         select
             file_path,
             file_fingerprint,
             invalid_line_numbers,
+            first_line_number,
             string_split(text, chr(10)) as pieces
         from {{ file_texts }}
         where text is not null
@@ -76,8 +189,8 @@
         texts.file_path,
         texts.file_fingerprint,
         texts.invalid_line_numbers,
-        pieces.line_number,
-        pieces.piece_count,
+        texts.first_line_number - 1 + pieces.line_number as line_number,
+        texts.first_line_number - 1 + pieces.piece_count as piece_count,
         pieces.piece
     from {{ file_texts }} as texts
     cross join lateral (
@@ -95,14 +208,15 @@
         file_path,
         file_fingerprint,
         invalid_line_numbers,
-        cast(piece_index + 1 as bigint) as line_number,
-        piece_count,
+        cast(first_line_number + piece_index as bigint) as line_number,
+        first_line_number - 1 + piece_count as piece_count,
         piece
     from (
         select
             file_path,
             file_fingerprint,
             invalid_line_numbers,
+            first_line_number,
             size(pieces) as piece_count,
             posexplode(pieces) as (piece_index, piece)
         from (
@@ -110,6 +224,7 @@
                 file_path,
                 file_fingerprint,
                 invalid_line_numbers,
+                first_line_number,
                 split(text, '\n', -1) as pieces
             from {{ file_texts }}
             where text is not null

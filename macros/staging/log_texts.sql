@@ -4,36 +4,151 @@
     one trailing `\x0D`) and listed by number. The line rules then take over (log_lines.sql).
 
     `log_files` has file_path, absolute_path, size_bytes, modified_at, is_gzip and
-    file_fingerprint; the result adds text (NULL when nothing could be read), invalid_line_numbers
-    and read_error (why the file could not be read in full, else NULL). -#}
+    file_fingerprint (and, on PostgreSQL and Spark, the text columns); the result has one row per
+    chunk of a file's text (a file that holds nothing has none): file_path, file_fingerprint,
+    text, first_line_number (of the chunk's first line) and invalid_line_numbers (of the chunk).
+    read_log_files gives the files' own record, with the read error. -#}
 {% macro read_log_texts(log_files) -%}
     {{ return(adapter.dispatch('read_log_texts', 'runlens')(log_files)) }}
 {%- endmacro %}
 
-{#- DuckDB: the source lists the files only (text NULL); runlens_read_log_text, which the
-    dbt-duckdb plugin registers (scripts/raw_logs/duckdb_plugin.py), reads each file in Python
-    (scripts/raw_logs/reading.py) when it is needed. A row that already carries its text (a unit
-    test's fixture) is taken as it is. -#}
+{#- The files stg_log_lines reads in this build (its pre-hook on DuckDB reads the same). -#}
+{% macro files_to_read() -%}
+    select * from {{ source('runlens_logs', 'log_files') }}
+    where {{ runlens.is_file_to_read('file_path', 'file_fingerprint') }}
+{%- endmacro %}
+
+{#- DuckDB: the pre-hook (stage_log_texts) had the dbt-duckdb plugin (scripts/raw_logs) read the
+    files and write their text in chunk files; read_text reads them here, one per thread at a
+    time, whatever the size of the logs. A row of the source that carries its text already (a
+    unit test's fixture) is one chunk as it is. -#}
 {% macro duckdb__read_log_texts(log_files) -%}
+    select
+        log_files.file_path,
+        log_files.file_fingerprint,
+        chunk_texts.content as text,
+        chunks.first_line_number,
+        chunks.invalid_line_numbers
+    from ({{ runlens.duckdb__staged_chunks() }}) as chunks
+    inner join {{ log_files }} as log_files on chunks.absolute_path = log_files.absolute_path
+    inner join read_text(coalesce(getvariable('runlens_staged_text_paths'), []::varchar[])) as chunk_texts
+        on chunks.text_path = chunk_texts.filename
+    where log_files.text is null and log_files.read_error is null
+    union all
+    select
+        file_path,
+        file_fingerprint,
+        text,
+        1 as first_line_number,
+        invalid_line_numbers
+    from {{ log_files }}
+    where text is not null
+{%- endmacro %}
+
+{#- DuckDB: what the pre-hook staged, one row per chunk (none outside a build: a unit test). -#}
+{% macro duckdb__staged_chunks() -%}
+    select unnest(
+        coalesce(getvariable('runlens_staged_log_texts'), cast([] as struct(absolute_path varchar, text_path varchar, first_line_number bigint, invalid_line_numbers bigint[], read_error varchar)[])), recursive := true
+    )
+{%- endmacro %}
+
+{#- One row per file read: file_path, file_fingerprint, size_bytes, modified_at, is_gzip and
+    read_error, for the file record. -#}
+{% macro read_log_files(log_files) -%}
+    {{ return(adapter.dispatch('read_log_files', 'runlens')(log_files)) }}
+{%- endmacro %}
+
+{% macro default__read_log_files(log_files) -%}
     select
         file_path,
         file_fingerprint,
         size_bytes,
         modified_at,
         is_gzip,
-        log_text.text as text,
-        log_text.invalid_line_numbers as invalid_line_numbers,
-        log_text.read_error as read_error
-    from (
+        read_error
+    from {{ log_files }}
+{%- endmacro %}
+
+{#- DuckDB: the read error comes from the staging (its first chunk), or from the source row. -#}
+{% macro duckdb__read_log_files(log_files) -%}
+    select
+        log_files.file_path,
+        log_files.file_fingerprint,
+        log_files.size_bytes,
+        log_files.modified_at,
+        log_files.is_gzip,
+        coalesce(log_files.read_error, staged.read_error) as read_error
+    from {{ log_files }} as log_files
+    left join (
         select
-            *,
-            case
-                when text is null and read_error is null
-                    then runlens_read_log_text(absolute_path, file_fingerprint)
-                else {'text': text, 'invalid_line_numbers': invalid_line_numbers, 'read_error': read_error}
-            end as log_text
-        from {{ log_files }}
-    ) as read_files
+            absolute_path,
+            read_error
+        from ({{ runlens.duckdb__staged_chunks() }}) as chunks
+        where first_line_number = 1
+    ) as staged
+        on log_files.absolute_path = staged.absolute_path
+{%- endmacro %}
+
+{#- Pre-hooks of stg_log_lines on DuckDB: read the files to read into chunk files (the plugin's
+    runlens_stage_log_texts) and keep, in two session variables, what each chunk is and their
+    paths for read_text. Nothing on other engines. -#}
+{% macro stage_log_texts() -%}
+    {{ return(adapter.dispatch('stage_log_texts', 'runlens')()) }}
+{%- endmacro %}
+
+{% macro default__stage_log_texts() -%}
+{%- endmacro %}
+
+{% macro duckdb__stage_log_texts() -%}
+    set variable runlens_staged_log_texts = (
+        select coalesce(
+            runlens_stage_log_texts(
+                list({'absolute_path': absolute_path, 'file_fingerprint': file_fingerprint} order by file_path)
+            ),
+            []
+        )
+        from ({{ runlens.files_to_read() }}) as files
+        where text is null and read_error is null
+    )
+{%- endmacro %}
+
+{% macro list_staged_text_paths() -%}
+    {{ return(adapter.dispatch('list_staged_text_paths', 'runlens')()) }}
+{%- endmacro %}
+
+{% macro default__list_staged_text_paths() -%}
+{%- endmacro %}
+
+{% macro duckdb__list_staged_text_paths() -%}
+    set variable runlens_staged_text_paths = (
+        select coalesce(list(chunk.text_path) filter (where chunk.text_path is not null), []::varchar[])
+        from (select unnest(getvariable('runlens_staged_log_texts')) as chunk)
+    )
+{%- endmacro %}
+
+{#- Post-hook of stg_log_lines on DuckDB: delete the chunk files. -#}
+{% macro remove_staged_log_texts() -%}
+    {{ return(adapter.dispatch('remove_staged_log_texts', 'runlens')()) }}
+{%- endmacro %}
+
+{% macro default__remove_staged_log_texts() -%}
+{%- endmacro %}
+
+{% macro duckdb__remove_staged_log_texts() -%}
+    select runlens_remove_staged_log_texts(getvariable('runlens_staged_text_paths'))
+{%- endmacro %}
+
+{#- Post-hook of stg_log_lines on DuckDB, after the removal: forget the chunks. -#}
+{% macro forget_staged_log_texts() -%}
+    {{ return(adapter.dispatch('forget_staged_log_texts', 'runlens')()) }}
+{%- endmacro %}
+
+{% macro default__forget_staged_log_texts() -%}
+{%- endmacro %}
+
+{% macro duckdb__forget_staged_log_texts() -%}
+    reset variable runlens_staged_log_texts;
+    reset variable runlens_staged_text_paths
 {%- endmacro %}
 
 {#- PostgreSQL: the loader (scripts/engines/raw_loader.py) has copied each file's text, read by the
@@ -42,13 +157,11 @@
     select
         file_path,
         file_fingerprint,
-        size_bytes,
-        modified_at,
-        is_gzip,
         text,
-        invalid_line_numbers,
-        read_error
+        1 as first_line_number,
+        invalid_line_numbers
     from {{ log_files }}
+    where text is not null
 {%- endmacro %}
 
 {#- Spark: the source view (prepare_log_files below) carries each file's text too. -#}
@@ -56,13 +169,11 @@
     select
         file_path,
         file_fingerprint,
-        size_bytes,
-        modified_at,
-        is_gzip,
         text,
-        invalid_line_numbers,
-        read_error
+        1 as first_line_number,
+        invalid_line_numbers
     from {{ log_files }}
+    where text is not null
 {%- endmacro %}
 
 {#- Pre-hooks of stg_log_lines: what the source runlens_logs.log_files stands for on engines that

@@ -1,5 +1,6 @@
 -- Every physical line of the raw logs, read once: each new or changed file's text
--- (read_log_texts), split into lines (split_log_lines: the line rules), each non-blank line parsed,
+-- (read_log_texts; on DuckDB the pre-hook stage_log_texts hands it over in chunk files), split
+-- into lines (physical_log_lines, split_log_lines: the line rules), each non-blank line parsed,
 -- typed and classified against the input contract (input_contract.md: the reason codes and their
 -- order). Plus one file record per file (line_number 0) with what the listing and the reading
 -- said of it. Incremental by file: the pre-hook deletes the rows of files that are gone or
@@ -11,49 +12,9 @@
 ] %}
 with
 
-log_files as (
-    select * from {{ source('runlens_logs', 'log_files') }}
-),
-
-files_to_read as (
-    select * from log_files
-    where {{ runlens.is_file_to_read('file_path', 'file_fingerprint') }}
-),
-
-file_texts as {{ runlens.materialized_cte() }} (
-    {{ runlens.read_log_texts('files_to_read') }}
-),
-
-physical_lines as {{ runlens.materialized_cte(everywhere=true) }} (
-    select
-        file_path,
-        file_fingerprint,
-        line_number,
-        line_text,
-        raw_text,
-        is_invalid_utf8,
-        is_blank,
-        cast(null as {{ dbt.type_bigint() }}) as size_bytes,
-        cast(null as {{ dbt.type_timestamp() }}) as modified_at,
-        cast(null as {{ dbt.type_boolean() }}) as is_gzip,
-        cast(null as {{ dbt.type_string() }}) as read_error
-    from ({{ runlens.split_log_lines('file_texts') }}) as split_lines
-    union all
-    -- the file record
-    select
-        file_path,
-        file_fingerprint,
-        0 as line_number,
-        cast(null as {{ dbt.type_string() }}) as line_text,
-        cast(null as {{ dbt.type_string() }}) as raw_text,
-        false as is_invalid_utf8,
-        false as is_blank,
-        size_bytes,
-        modified_at,
-        is_gzip,
-        read_error
-    from file_texts
-    {{ runlens.order_for_parallel_scan('file_path, line_number') }}
+physical_lines as (
+    -- every physical line of the files to read, and their file records (macros/staging/log_lines.sql)
+    {{ runlens.lines_to_parse() }}
 ),
 
 parsed as {{ runlens.materialized_cte() }} (
@@ -61,7 +22,7 @@ parsed as {{ runlens.materialized_cte() }} (
         file_path,
         file_fingerprint,
         line_number,
-        raw_text,
+        text as raw_text,
         is_invalid_utf8,
         is_blank,
         size_bytes,
@@ -69,7 +30,8 @@ parsed as {{ runlens.materialized_cte() }} (
         is_gzip,
         read_error,
         case
-            when line_number > 0 and not is_blank then {{ runlens.try_parse_json('line_text', event_fields) }}
+            when line_number > 0 and not is_blank and not is_invalid_utf8
+                then {{ runlens.try_parse_json('text', event_fields) }}
         end as doc
     from physical_lines
 ),

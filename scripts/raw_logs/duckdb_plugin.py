@@ -7,10 +7,13 @@ On every DuckDB connection dbt opens, it registers:
   The source `runlens_logs.log_files` (models/staging/_runlens_logs__sources.yml) unnests it. The
   folder is `RUNLENS_RAW_DIR` (default `data/sample`), read when the build lists it, not when dbt
   parses the project: pointing a build at another folder costs dbt no parsing.
-- `runlens_read_log_text(absolute_path, file_fingerprint)`, a scalar function: the file's text
-  with its invalid lines escaped, their numbers and the read error (reading.py), as a struct.
+- `runlens_stage_log_texts(files)`: reads the files (a list of structs with absolute_path and
+  file_fingerprint) and writes their text into chunk files that DuckDB reads with `read_text`
+  (handover.py); returns one struct per chunk. stg_log_lines' pre-hook calls it with the files it
+  has to read, and its post-hook calls `runlens_remove_staged_log_texts(text_paths)`.
 
-Both raise on a user mistake (a raw folder that does not exist) with one line that says what to do.
+The listing raises on a user mistake (a raw folder that does not exist) with one line that says
+what to do.
 """
 
 from __future__ import annotations
@@ -18,8 +21,8 @@ from __future__ import annotations
 import duckdb
 from dbt.adapters.duckdb.plugins import BasePlugin
 
+from raw_logs.handover import remove_staged_texts, stage_texts
 from raw_logs.listing import list_log_files, raw_dir
-from raw_logs.reading import read_log_text
 
 LOG_FILE_TYPE = duckdb.struct_type(
     {
@@ -31,9 +34,14 @@ LOG_FILE_TYPE = duckdb.struct_type(
         "file_fingerprint": duckdb.sqltype("VARCHAR"),
     }
 )
-LOG_TEXT_TYPE = duckdb.struct_type(
+FILE_TO_READ_TYPE = duckdb.struct_type(
+    {"absolute_path": duckdb.sqltype("VARCHAR"), "file_fingerprint": duckdb.sqltype("VARCHAR")}
+)
+STAGED_CHUNK_TYPE = duckdb.struct_type(
     {
-        "text": duckdb.sqltype("VARCHAR"),
+        "absolute_path": duckdb.sqltype("VARCHAR"),
+        "text_path": duckdb.sqltype("VARCHAR"),
+        "first_line_number": duckdb.sqltype("BIGINT"),
         "invalid_line_numbers": duckdb.list_type(duckdb.sqltype("BIGINT")),
         "read_error": duckdb.sqltype("VARCHAR"),
     }
@@ -44,8 +52,12 @@ def log_files() -> list[dict]:
     return [log_file._asdict() for log_file in list_log_files(raw_dir())]
 
 
-def log_text(absolute_path: str, file_fingerprint: str) -> dict:
-    return read_log_text(absolute_path, file_fingerprint)._asdict()
+def staged_log_texts(files: list[dict] | None) -> list[dict]:
+    return stage_texts(files or [])
+
+
+def removed_staged_log_texts(text_paths: list[str] | None) -> int:
+    return remove_staged_texts(text_paths)
 
 
 class Plugin(BasePlugin):
@@ -58,9 +70,18 @@ class Plugin(BasePlugin):
             side_effects=True,
         )
         conn.create_function(
-            "runlens_read_log_text",
-            log_text,
-            [duckdb.sqltype("VARCHAR"), duckdb.sqltype("VARCHAR")],
-            LOG_TEXT_TYPE,
+            "runlens_stage_log_texts",
+            staged_log_texts,
+            [duckdb.list_type(FILE_TO_READ_TYPE)],
+            duckdb.list_type(STAGED_CHUNK_TYPE),
             side_effects=True,
+            null_handling="special",
+        )
+        conn.create_function(
+            "runlens_remove_staged_log_texts",
+            removed_staged_log_texts,
+            [duckdb.list_type(duckdb.sqltype("VARCHAR"))],
+            duckdb.sqltype("BIGINT"),
+            side_effects=True,
+            null_handling="special",
         )

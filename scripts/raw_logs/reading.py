@@ -103,13 +103,25 @@ def text_with_escaped_lines(data: bytes) -> tuple[bytes, list[int]]:
     return b"".join(parts), invalid
 
 
-def read_log_text(absolute_path: str, file_fingerprint: str) -> LogText:
-    """The file's text with its invalid lines escaped, or why it could not be read."""
+class LogBytes(NamedTuple):
+    data: bytes | None  # UTF-8, invalid lines escaped; None when nothing could be read
+    invalid_line_numbers: list[int]
+    read_error: str | None
+
+
+def read_log_bytes(absolute_path: str, file_fingerprint: str) -> LogBytes:
+    """The file's bytes as valid UTF-8, its invalid lines escaped, or why it could not be read."""
     if file_fingerprint in UNREAD_REASONS:
-        return LogText(None, [], UNREAD_REASONS[file_fingerprint])
+        return LogBytes(None, [], UNREAD_REASONS[file_fingerprint])
     reader = read_gzip if absolute_path.endswith(".gz") else read_plain
     content, error = reader(absolute_path)
     if content is None:
-        return LogText(None, [], error)
+        return LogBytes(None, [], error)
     data, invalid = text_with_escaped_lines(content)
-    return LogText(data.decode("utf-8"), invalid, error)
+    return LogBytes(data, invalid, error)
+
+
+def read_log_text(absolute_path: str, file_fingerprint: str) -> LogText:
+    """The file's text with its invalid lines escaped, or why it could not be read."""
+    data, invalid, error = read_log_bytes(absolute_path, file_fingerprint)
+    return LogText(None if data is None else data.decode("utf-8"), invalid, error)
