@@ -1,23 +1,74 @@
-"""Shared fixtures: databases built by the real dbt project over fixture and sample logs."""
+"""Shared fixtures: databases built by the real dbt project over fixture and sample logs.
+
+Builds that tests only read are declared with `@prebuilt()` (tests/prebuilt.py): the session starts
+those its tests need in the background. Every build runs in one of the session's project copies
+(tests/pipeline.py, ProjectCopies), so dbt reuses its parse of the project from build to build.
+"""
 
 from __future__ import annotations
 
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
 import duckdb
+import pipeline
 import pytest
-from pipeline import REPO, build, copy_project
+from pipeline import DATABASE, REPO, Project, ProjectCopies, build
+from prebuilt import Prebuilds, needed_by, prebuilt
 from writer_trainings import writer_training  # noqa: F401  (the writer's recorded trainings, once per session)
 
 FAULTY = REPO / "tests" / "fixtures" / "faulty"
 SAMPLE = REPO / "data" / "sample"
+# the kinds of project copy most builds run in: the project's own collections seed, the fixture's
+SAMPLE_PROJECT = Project()
+FAULTY_PROJECT = Project.seeded(FAULTY / "collections.csv")
+
+
+@dataclass(frozen=True)
+class Built:
+    """A database of the marts and the raw folder it was built from."""
+
+    raw: Path
+    database: Path
+
+
+def copy_database(database: Path, folder: Path) -> Path:
+    """A copy of a built database (and its write-ahead log, if any) in folder, named DATABASE."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for source in (database, database.with_name(database.name + ".wal")):
+        if source.exists():
+            shutil.copy2(source, folder / source.name.replace(database.name, DATABASE))
+    return folder / DATABASE
+
+
+@pytest.fixture(scope="session", autouse=True)
+def prebuilds(request, tmp_path_factory):
+    """The session's project copies, and the declared builds its tests need, started now."""
+    pipeline.COPIES = ProjectCopies(tmp_path_factory.mktemp("projects"))
+    builds = Prebuilds(tmp_path_factory)
+    builds.start(needed_by(request.session.items))
+    yield builds
+    builds.stop()
+
+
+@prebuilt()
+def faulty_build(builds: Prebuilds) -> Built:
+    """The marts over a copy of tests/fixtures/faulty with its own collections seed. Besides the
+    fixture's own files that are not logs (expected.json, EXPECTED.md, collections.csv) the folder
+    holds notes.txt: none of them may show up anywhere."""
+    root = builds.mktemp("faulty")
+    raw = root / "raw"
+    shutil.copytree(FAULTY, raw)
+    (raw / "notes.txt").write_text("not a log\n")
+    build(FAULTY_PROJECT, raw, root / "db" / DATABASE)
+    return Built(raw, root / "db" / DATABASE)
 
 
 @pytest.fixture(scope="session")
-def faulty_db_path(tmp_path_factory):
-    """A database of the marts built over tests/fixtures/faulty with its own collections seed."""
-    project = copy_project(tmp_path_factory.mktemp("faulty_project"), FAULTY / "collections.csv")
-    database = project / "faulty.duckdb"
-    build(project, FAULTY, database)
-    return database
+def faulty_db_path(faulty_build):
+    """The faulty fixture's database."""
+    return faulty_build.database
 
 
 @pytest.fixture(scope="session")
@@ -28,12 +79,17 @@ def faulty_db(faulty_db_path):
     connection.close()
 
 
-@pytest.fixture(scope="session")
-def sample_db(tmp_path_factory):
+@prebuilt()
+def sample_build(builds: Prebuilds) -> Built:
     """The marts built over the bundled sample with the project's own seed."""
-    project = copy_project(tmp_path_factory.mktemp("sample_project"))
-    database = project / "sample.duckdb"
-    build(project, SAMPLE, database)
-    connection = duckdb.connect(str(database), read_only=True)
+    database = builds.mktemp("sample") / DATABASE
+    build(SAMPLE_PROJECT, SAMPLE, database)
+    return Built(SAMPLE, database)
+
+
+@pytest.fixture(scope="session")
+def sample_db(sample_build):
+    """A read-only connection to the sample's marts."""
+    connection = duckdb.connect(str(sample_build.database), read_only=True)
     yield connection
     connection.close()

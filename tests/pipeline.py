@@ -2,6 +2,13 @@
 
 The project is copied to a scratch folder so a test can give it its own collections seed and
 database without touching the working tree; then the real `dbt build` runs there.
+
+dbt runs in the database's folder and opens the database by its file name, as scripts/build.py
+does, and tests name every database `runlens.duckdb` (each in a folder of its own): the profile
+dbt renders is then the same from build to build, so dbt reuses its parse of a project copy
+(target/partial_parse.msgpack) instead of parsing the whole project again. `ProjectCopies` keeps
+the copies of a session for that reuse: one per kind (collections seed, DuckDB settings), and
+another only while the first is busy with a build running at the same time.
 """
 
 from __future__ import annotations
@@ -10,7 +17,13 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
+
+import yaml
 
 REPO = Path(__file__).resolve().parent.parent
 PROJECT_PARTS = (
@@ -24,6 +37,7 @@ PROJECT_PARTS = (
     "scripts/raw_logs",
 )
 DBT = Path(sys.executable).with_name("dbt")
+DATABASE = "runlens.duckdb"
 
 
 def copy_project(destination: Path, collections_csv: Path | None = None) -> Path:
@@ -41,32 +55,106 @@ def copy_project(destination: Path, collections_csv: Path | None = None) -> Path
     return destination
 
 
-def run_dbt(
-    project: Path, raw_dir: Path, database: Path, *args: str, env: dict[str, str] | None = None
-) -> subprocess.CompletedProcess:
-    """Run dbt in project over raw_dir into database (DuckDB; `env` may choose another target's
-    settings); returns the finished process."""
-    env = {
+def limit_resources(project: Path, **settings: str) -> None:
+    """DuckDB settings (limits) for this project copy only (its copy of profiles.yml)."""
+    path = project / "profiles.yml"
+    profiles = yaml.safe_load(path.read_text())
+    for name, profile in profiles.items():
+        if name != "config":
+            for output in profile["outputs"].values():
+                output.setdefault("settings", {}).update(settings)
+    path.write_text(yaml.safe_dump(profiles))
+
+
+@dataclass(frozen=True)
+class Project:
+    """A kind of project copy: the text of its collections seed (None: the project's own) and DuckDB
+    settings written into its profiles.yml. Builds given a kind run in a copy of that kind."""
+
+    seed: str | None = None
+    settings: tuple[tuple[str, str], ...] = ()
+
+    @classmethod
+    def seeded(cls, collections_csv: Path, **settings: str) -> Project:
+        return cls(collections_csv.read_text(encoding="utf-8"), tuple(sorted(settings.items())))
+
+
+class ProjectCopies:
+    """The session's project copies, reused from build to build so dbt reuses its parse of each.
+
+    A copy is busy while a dbt command runs in it (two dbt processes in one project would write the
+    same target/ folder); a build that finds every copy of its kind busy gets a new copy."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.lock = threading.Lock()
+        self.idle: dict[Project, list[Path]] = {}
+        self.made = 0
+
+    @contextmanager
+    def checkout(self, kind: Project) -> Iterator[Path]:
+        with self.lock:
+            idle = self.idle.setdefault(kind, [])
+            project = idle.pop() if idle else None
+            if project is None:
+                self.made += 1
+                project = self.root / f"project{self.made}"
+                fresh = True
+            else:
+                fresh = False
+        if fresh:
+            copy_project(project)
+            if kind.seed is not None:
+                (project / "seeds" / "collections.csv").write_text(kind.seed, encoding="utf-8")
+            if kind.settings:
+                limit_resources(project, **dict(kind.settings))
+        try:
+            yield project
+        finally:
+            with self.lock:
+                self.idle[kind].append(project)
+
+
+COPIES: ProjectCopies | None = None  # the session's copies (tests/conftest.py sets them up)
+
+
+def project_copies() -> ProjectCopies:
+    assert COPIES is not None, "no project copies: tests/conftest.py sets pipeline.COPIES for the session"
+    return COPIES
+
+
+def dbt_process(project: Path, raw_dir: Path, database: Path, *args: str, env: dict[str, str] | None = None) -> dict:
+    """subprocess arguments that run dbt in project (a copy's folder) over raw_dir into database:
+    in the database's folder (made if missing), opening it by its file name."""
+    database.parent.mkdir(parents=True, exist_ok=True)
+    environment = {
         **os.environ,
         "RUNLENS_RAW_DIR": str(raw_dir),
-        "RUNLENS_DB": str(database),
+        "RUNLENS_DB": database.name,
         "DBT_PROFILES_DIR": str(project),
         "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
         **(env or {}),
     }
+    return {"args": [str(DBT), *args, "--project-dir", str(project)], "cwd": database.parent, "env": environment}
+
+
+def run_dbt(
+    project: Path | Project, raw_dir: Path, database: Path, *args: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess:
+    """Run dbt in project (a copy's folder, or a kind of copy: one of the session's) over raw_dir
+    into database (DuckDB; `env` may choose another target's settings); returns the finished
+    process."""
+    if isinstance(project, Project):
+        with project_copies().checkout(project) as copy:
+            return run_dbt(copy, raw_dir, database, *args, env=env)
     return subprocess.run(
-        [str(DBT), *args, "--project-dir", str(project)],
-        cwd=project,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
+        **dbt_process(project, raw_dir, database, *args, env=env), capture_output=True, text=True, check=False
     )
 
 
-def build(project: Path, raw_dir: Path, database: Path) -> subprocess.CompletedProcess:
+def build(project: Path | Project, raw_dir: Path, database: Path, *args: str) -> subprocess.CompletedProcess:
     """`dbt build` that must succeed: fails the test with dbt's output otherwise."""
-    result = run_dbt(project, raw_dir, database, "build")
+    result = run_dbt(project, raw_dir, database, "build", *args)
     if result.returncode != 0:
         raise AssertionError(f"dbt build failed over {raw_dir}:\n{result.stdout[-6000:]}\n{result.stderr[-3000:]}")
     return result

@@ -478,12 +478,14 @@ TRAININGS = {
 
 
 @pytest.fixture(scope="session")
-def writer_training(request, tmp_path_factory):
-    """Factory: the recorded training of a framework, trained once per test session."""
+def writer_training(request, tmp_path_factory, prebuilds):
+    """Factory: the recorded training of a framework, trained once per test session (with the
+    session's background builds done: the records time the trainings)."""
     trained: dict[str, Training] = {}
 
     def training(framework: str) -> Training:
         if framework not in trained:
+            prebuilds.settle()
             trained[framework] = TRAININGS[framework](tmp_path_factory.mktemp(f"writer_{framework}"))
         return trained[framework]
 
