@@ -1,9 +1,12 @@
 """The same models on PostgreSQL and Spark give the same marts as on DuckDB (issue 6).
 
-For the bundled sample and the faulty fixture, the real project is built on DuckDB (the
-reference) and on each other engine, every dbt test (data and unit) must pass there, and every
-mart must equal DuckDB's row by row (scripts/engines/parity.py: floats to a relative 1e-9,
-timestamps in UTC). The PostgreSQL loader's incremental bookkeeping is tested on its own.
+One raw folder holds the bundled sample (sample/) and the faulty fixture (faulty/), with a
+collections seed that is both of theirs. The real project is built over it on DuckDB (the
+reference), on PostgreSQL and on Spark; on each engine every dbt test (data and unit) must pass,
+and every mart of the other engines must equal DuckDB's row by row (scripts/engines/parity.py:
+floats to a relative 1e-9, timestamps in UTC). The three builds are declared `@prebuilt()`: they
+start in the background when the session starts. The PostgreSQL loader's incremental bookkeeping is
+tested on its own.
 
 The engines are an optional extra. Without a reachable server or pyspark these tests skip, saying
 why; .ci/run starts PostgreSQL and sets RUNLENS_REQUIRE_ENGINES=1, which turns a skip into a
@@ -16,19 +19,23 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
 from engines.connections import postgres_connection, postgres_settings
 from engines.parity import compare, load_marts, read_duckdb, read_postgres, read_spark
 from engines.raw_loader import load
-from pipeline import REPO, build, copy_project, run_dbt
+from pipeline import DATABASE, REPO, Project, run_dbt
+from prebuilt import Prebuilds, prebuilt
 
 FAULTY = REPO / "tests" / "fixtures" / "faulty"
 SAMPLE = REPO / "data" / "sample"
-DATASETS = {"sample": (SAMPLE, None), "faulty": (FAULTY, FAULTY / "collections.csv")}
+DATASETS = {"sample": (SAMPLE, REPO / "seeds" / "collections.csv"), "faulty": (FAULTY, FAULTY / "collections.csv")}
+DESCRIBED = "the sample and the faulty fixture"
 MARTS = load_marts()
 REQUIRED = os.environ.get("RUNLENS_REQUIRE_ENGINES") == "1"
+SCHEMA = "runlens_parity"
 
 
 def unavailable(reason: str) -> None:
@@ -37,24 +44,40 @@ def unavailable(reason: str) -> None:
     pytest.skip(reason)
 
 
-def require_postgres() -> None:
+def postgres_missing() -> str | None:
+    """Why PostgreSQL cannot be used, or None."""
     try:
         import psycopg2  # noqa: F401
     except ImportError:
-        unavailable("psycopg2 not installed (requirements-engines.txt)")
+        return "psycopg2 not installed (requirements-engines.txt)"
     connection = postgres_connection(postgres_settings())
     if connection is None:
-        unavailable("no PostgreSQL server at RUNLENS_PG_HOST:RUNLENS_PG_PORT (scripts/ci/postgres.sh start)")
+        return "no PostgreSQL server at RUNLENS_PG_HOST:RUNLENS_PG_PORT (scripts/ci/postgres.sh start)"
     connection.close()
+    return None
 
 
-def require_spark() -> None:
+def spark_missing() -> str | None:
+    """Why Spark cannot be used, or None."""
     try:
         import pyspark  # noqa: F401
     except ImportError:
-        unavailable("pyspark not installed (requirements-engines.txt)")
+        return "pyspark not installed (requirements-engines.txt)"
     if shutil.which("java") is None:
-        unavailable("no java on PATH (Spark needs Java 17)")
+        return "no java on PATH (Spark needs Java 17)"
+    return None
+
+
+def require_postgres() -> None:
+    reason = postgres_missing()
+    if reason:
+        unavailable(reason)
+
+
+def require_spark() -> None:
+    reason = spark_missing()
+    if reason:
+        unavailable(reason)
 
 
 def drop_schemas(*schemas: str) -> None:
@@ -70,66 +93,99 @@ def assert_build_passed(result: subprocess.CompletedProcess, what: str) -> None:
     assert "ERROR=0" in result.stdout and "SKIP=0" in result.stdout, result.stdout[-3000:]
 
 
-def assert_same_marts(reference, candidate, engine: str, dataset: str) -> None:
+def assert_same_marts(reference, candidate, engine: str) -> None:
     differences = compare(reference, candidate, MARTS, "duckdb", engine)
-    assert not differences, f"{engine} differs from duckdb on {dataset}:\n" + "\n".join(
+    assert not differences, f"{engine} differs from duckdb on {DESCRIBED}:\n" + "\n".join(
         str(difference) for difference in differences[:40]
     )
     assert set(candidate) == {mart.name for mart in MARTS}
 
 
-@pytest.fixture(scope="module", params=sorted(DATASETS))
-def built(request, tmp_path_factory):
-    """A scratch copy of the project for one dataset, with the DuckDB reference built in it."""
-    name = request.param
-    raw_dir, seed = DATASETS[name]
-    project = copy_project(tmp_path_factory.mktemp(f"engines_{name}"), seed)
-    database = project / "reference.duckdb"
-    build(project, raw_dir, database)
-    return name, project, raw_dir, read_duckdb(database, MARTS)
+def seed_of_every_dataset() -> str:
+    """The collections seed of every dataset: one header, then each dataset's rows."""
+    header, rows = "", []
+    for _, seed in DATASETS.values():
+        header, *own = seed.read_text(encoding="utf-8").splitlines()
+        rows += own
+    return "\n".join([header, *rows]) + "\n"
 
 
-def test_postgres_builds_the_same_marts(built):
-    require_postgres()
-    name, project, raw_dir, reference = built
-    schema = f"runlens_parity_{name}"
-    drop_schemas(schema, schema + "_raw")
+ENGINES_PROJECT = Project(seed_of_every_dataset())
+FOLDER_LOCK = threading.Lock()
+FOLDERS: list[Path] = []
+
+
+def every_dataset(builds: Prebuilds) -> Path:
+    """The session's raw folder with every dataset in a subfolder (made by the first build to ask)."""
+    with FOLDER_LOCK:
+        if not FOLDERS:
+            raw = builds.mktemp("engines") / "raw"
+            for name, (raw_dir, _) in DATASETS.items():
+                shutil.copytree(raw_dir, raw / name)
+            FOLDERS.append(raw)
+        return FOLDERS[0]
+
+
+@prebuilt()
+def duckdb_reference(builds: Prebuilds) -> tuple[subprocess.CompletedProcess, dict]:
+    """`dbt build` (unit tests included) over every dataset on DuckDB, and its marts."""
+    database = builds.mktemp("engines_duckdb") / DATABASE
+    result = run_dbt(ENGINES_PROJECT, every_dataset(builds), database, "build")
+    return result, (read_duckdb(database, MARTS) if result.returncode == 0 else {})
+
+
+@prebuilt()
+def postgres_build(builds: Prebuilds) -> tuple[subprocess.CompletedProcess, dict] | None:
+    """`dbt build --target postgres` over every dataset, and its marts (None: no PostgreSQL)."""
+    if postgres_missing():
+        return None
+    raw = every_dataset(builds)
+    drop_schemas(SCHEMA, SCHEMA + "_raw")
     connection = postgres_connection(postgres_settings())
-    summary = load(str(raw_dir), connection, schema + "_raw")
+    summary = load(str(raw), connection, SCHEMA + "_raw")
     connection.close()
     assert summary.loaded_files == summary.files > 0
-    result = run_dbt(
-        project,
-        raw_dir,
-        project / "unused.duckdb",
-        "build",
-        "--target",
-        "postgres",
-        env={"RUNLENS_PG_SCHEMA": schema},
-    )
-    assert_build_passed(result, f"dbt build --target postgres over {name}")
-    assert_same_marts(reference, read_postgres(postgres_settings(schema), MARTS), "postgres", name)
+    database = builds.mktemp("engines_postgres") / "unused.duckdb"
+    result = run_dbt(ENGINES_PROJECT, raw, database, "build", "--target", "postgres", env={"RUNLENS_PG_SCHEMA": SCHEMA})
+    return result, (read_postgres(postgres_settings(SCHEMA), MARTS) if result.returncode == 0 else {})
 
 
-def test_spark_builds_the_same_marts(built, tmp_path):
+@prebuilt(first=True)
+def spark_build(builds: Prebuilds) -> tuple[subprocess.CompletedProcess, dict] | None:
+    """`dbt build --target spark` over every dataset, and its marts (None: no Spark)."""
+    if spark_missing():
+        return None
+    raw = every_dataset(builds)
+    folder = builds.mktemp("engines_spark")
+    environment = {
+        "RUNLENS_SPARK_WAREHOUSE": str(folder / "warehouse"),
+        "RUNLENS_SPARK_SCHEMA": "runlens",
+        "SPARK_LOCAL_IP": "127.0.0.1",
+        # a JVM that lives for one small build spends much of its CPU compiling code for a peak speed
+        # it never reaches, and collecting garbage in parallel: the quick compiler only, a serial GC
+        "JAVA_TOOL_OPTIONS": "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC",
+    }
+    result = run_dbt(ENGINES_PROJECT, raw, folder / "unused.duckdb", "build", "--target", "spark", env=environment)
+    return result, (read_spark(folder / "warehouse", "runlens", MARTS) if result.returncode == 0 else {})
+
+
+def test_duckdb_builds_the_reference_with_every_test_passing(duckdb_reference):
+    result, _ = duckdb_reference
+    assert_build_passed(result, f"dbt build over {DESCRIBED}")
+
+
+def test_postgres_builds_the_same_marts(postgres_build, duckdb_reference):
+    require_postgres()
+    result, marts = postgres_build
+    assert_build_passed(result, f"dbt build --target postgres over {DESCRIBED}")
+    assert_same_marts(duckdb_reference[1], marts, "postgres")
+
+
+def test_spark_builds_the_same_marts(spark_build, duckdb_reference):
     require_spark()
-    name, project, raw_dir, reference = built
-    warehouse = tmp_path / "warehouse"
-    result = run_dbt(
-        project,
-        raw_dir,
-        project / "unused.duckdb",
-        "build",
-        "--target",
-        "spark",
-        env={
-            "RUNLENS_SPARK_WAREHOUSE": str(warehouse),
-            "RUNLENS_SPARK_SCHEMA": "runlens",
-            "SPARK_LOCAL_IP": "127.0.0.1",
-        },
-    )
-    assert_build_passed(result, f"dbt build --target spark over {name}")
-    assert_same_marts(reference, read_spark(warehouse, "runlens", MARTS), "spark", name)
+    result, marts = spark_build
+    assert_build_passed(result, f"dbt build --target spark over {DESCRIBED}")
+    assert_same_marts(duckdb_reference[1], marts, "spark")
 
 
 def raw_rows(schema: str) -> list[tuple]:
