@@ -3,30 +3,30 @@ Schema agrees with what the pipeline accepts."""
 
 import gzip
 import json
-import shutil
 
 import duckdb
 import jsonschema
-import pytest
-from conftest import FAULTY
-from pipeline import REPO, build, copy_project, run_dbt
+from conftest import FAULTY, FAULTY_PROJECT, SAMPLE_PROJECT, Built, copy_database
+from pipeline import DATABASE, REFRESH, REPO, build, project_copies, run_dbt
+from prebuilt import Prebuilds, prebuilt
 
 SCHEMA = json.loads((REPO / "models" / "staging" / "runlens_event.schema.json").read_text())
 
 
-@pytest.fixture(scope="module")
-def documented_project(tmp_path_factory):
-    project = copy_project(tmp_path_factory.mktemp("docs_project"), FAULTY / "collections.csv")
-    database = project / "docs.duckdb"
-    build(project, FAULTY, database)
-    result = run_dbt(project, FAULTY, database, "docs", "generate")
-    assert result.returncode == 0, result.stdout[-4000:]
-    return project
+@prebuilt()
+def faulty_docs(builds: Prebuilds) -> tuple[dict, dict]:
+    """`dbt docs generate` over a copy of the faulty fixture's database: (manifest, catalog)."""
+    faulty_build = builds.result("faulty_build")
+    database = copy_database(faulty_build.database, builds.mktemp("docs"))
+    with project_copies().checkout(FAULTY_PROJECT) as project:
+        result = run_dbt(project, faulty_build.raw, database, "docs", "generate")
+        assert result.returncode == 0, result.stdout[-4000:]
+        target = project / "target"
+        return json.loads((target / "manifest.json").read_text()), json.loads((target / "catalog.json").read_text())
 
 
-def test_docs_describe_every_model_and_column(documented_project):
-    manifest = json.loads((documented_project / "target" / "manifest.json").read_text())
-    catalog = json.loads((documented_project / "target" / "catalog.json").read_text())
+def test_docs_describe_every_model_and_column(faulty_docs):
+    manifest, catalog = faulty_docs
     missing = []
     for unique_id, node in manifest["nodes"].items():
         if node["resource_type"] != "model":
@@ -39,33 +39,41 @@ def test_docs_describe_every_model_and_column(documented_project):
     assert missing == []
 
 
-def test_building_twice_gives_identical_tables(tmp_path):
-    project = copy_project(tmp_path / "project", FAULTY / "collections.csv")
+@prebuilt()
+def faulty_built_again(builds: Prebuilds) -> Built:
+    """A second build of the faulty fixture's folder, into a database of its own."""
+    raw = builds.result("faulty_build").raw
+    database = builds.mktemp("faulty_again") / DATABASE
+    build(FAULTY_PROJECT, raw, database)
+    return Built(raw, database)
+
+
+def test_building_twice_gives_identical_tables(faulty_build, faulty_built_again):
     tables = ["fct_events", "fct_rejected_lines", "fct_runs", "fct_run_intervals", "agg_collection_runtime"]
     snapshots = []
-    for attempt in range(2):
-        database = tmp_path / f"build{attempt}.duckdb"
-        build(project, FAULTY, database)
-        with duckdb.connect(str(database), read_only=True) as connection:
+    for built in (faulty_build, faulty_built_again):
+        with duckdb.connect(str(built.database), read_only=True) as connection:
             snapshots.append({t: connection.sql(f"select * from {t} order by all").fetchall() for t in tables})
     assert snapshots[0] == snapshots[1]
 
 
-def test_missing_raw_folder_says_what_to_do(tmp_path):
-    project = copy_project(tmp_path / "project")
-    result = run_dbt(project, tmp_path / "no-such-folder", tmp_path / "x.duckdb", "build")
+@prebuilt()
+def missing_folder_build(builds: Prebuilds):
+    """A build over a raw folder that does not exist."""
+    folder = builds.mktemp("missing")
+    return run_dbt(SAMPLE_PROJECT, folder / "no-such-folder", folder / DATABASE, *REFRESH)
+
+
+def test_missing_raw_folder_says_what_to_do(missing_folder_build):
+    result = missing_folder_build
     assert result.returncode != 0
     assert "set RUNLENS_RAW_DIR to a folder of *.jsonl logs" in result.stdout
 
 
-def test_other_files_in_the_raw_folder_are_ignored(tmp_path):
-    raw = tmp_path / "raw"
-    shutil.copytree(FAULTY, raw)
-    (raw / "notes.txt").write_text("not a log\n")
-    project = copy_project(tmp_path / "project", FAULTY / "collections.csv")
-    build(project, raw, tmp_path / "x.duckdb")
-    with duckdb.connect(str(tmp_path / "x.duckdb"), read_only=True) as connection:
-        files = {row[0] for row in connection.sql("select file_path from agg_file_data_quality").fetchall()}
+def test_other_files_in_the_raw_folder_are_ignored(faulty_build, faulty_db):
+    """The faulty fixture's folder holds notes.txt and the fixture's own expected.json besides its logs."""
+    assert (faulty_build.raw / "notes.txt").exists() and (faulty_build.raw / "expected.json").exists()
+    files = {row[0] for row in faulty_db.sql("select file_path from agg_file_data_quality").fetchall()}
     assert "notes.txt" not in files and "expected.json" not in files and "alpha/plain.jsonl" in files
 
 
