@@ -1,16 +1,20 @@
 """Incremental refresh equals a full rebuild, row for row, after additions, appends, rewrites and
-deletions of raw files (issue: fast at millions of events)."""
+deletions of raw files (issue: fast at millions of events). Both tests start from a copy of the
+faulty fixture's shared build (conftest.py, faulty_build): a refresh with nothing changed, then the
+changes in steps; their builds are declared `@prebuilt()`."""
 
 from __future__ import annotations
 
 import gzip
 import os
 import shutil
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 
 import duckdb
-import pytest
-from conftest import FAULTY
-from pipeline import build, copy_project, rounded, run_dbt
+from conftest import FAULTY_PROJECT, copy_database
+from pipeline import DATABASE, REFRESH, build, rounded, run_dbt
+from prebuilt import Prebuilds, prebuilt
 
 COMPARED = [
     "fct_events",
@@ -81,39 +85,82 @@ STEPS = {
 }
 
 
-@pytest.fixture(scope="module")
-def project(tmp_path_factory):
-    return copy_project(tmp_path_factory.mktemp("incremental_project"), FAULTY / "collections.csv")
+# The changes above in two steps, each an incremental build compared with a full rebuild: every
+# kind of change is made, and after each step every compared table is checked.
+STEP_GROUPS = [
+    ["add a file with a new run", "append to a file (the incomplete run ends)", "rewrite a gzip file"],
+    ["delete a file", "add a file that duplicates an existing line and sorts first", "empty a file"],
+]
 
 
-def test_incremental_refresh_equals_full_rebuild(project, tmp_path):
-    raw = tmp_path / "raw"
-    shutil.copytree(FAULTY, raw)
-    incremental_db, full_db = tmp_path / "incremental.duckdb", tmp_path / "full.duckdb"
-    build(project, raw, incremental_db)
-    for step, change in STEPS.items():
-        change(raw)
-        build(project, raw, incremental_db)
-        result = run_dbt(project, raw, full_db, "build", "--full-refresh")
+def copy_of_faulty_build(faulty_build, folder):
+    """The faulty fixture's folder and database, copied: file copies keep their size and
+    modification time, so to the copied database the copied folder is the one it was built from."""
+    raw = folder / "raw"
+    shutil.copytree(faulty_build.raw, raw)
+    return raw, copy_database(faulty_build.database, folder / "incremental")
+
+
+def test_every_change_kind_is_in_a_step():
+    assert sorted(change for group in STEP_GROUPS for change in group) == sorted(STEPS)
+
+
+@dataclass(frozen=True)
+class Compared:
+    changes: list[str]
+    incremental: dict[str, list]
+    full: dict[str, list]
+
+
+@dataclass(frozen=True)
+class Refreshes:
+    """A refresh with nothing changed (the loaded line rows and the compared tables before and
+    after it), then the steps, each compared with a full rebuild."""
+
+    unchanged_before: tuple[list, dict]
+    unchanged_after: tuple[list, dict]
+    steps: list[Compared]
+
+
+def loaded_rows(database) -> list[tuple]:
+    with duckdb.connect(str(database), read_only=True) as connection:
+        return connection.sql("select rowid, file_path, line_number from stg_log_lines order by rowid").fetchall()
+
+
+@prebuilt()
+def refreshes(builds: Prebuilds) -> Refreshes:
+    """On a copy of the faulty fixture's folder and database: a refresh with nothing changed; then
+    each step's changes, an incremental build, and a full rebuild of the changed folder into another
+    database (meanwhile, in another project copy)."""
+    raw, incremental_db = copy_of_faulty_build(builds.result("faulty_build"), builds.mktemp("incremental"))
+    before = loaded_rows(incremental_db), snapshot(incremental_db)
+    build(FAULTY_PROJECT, raw, incremental_db)
+    after = loaded_rows(incremental_db), snapshot(incremental_db)
+    full_db = raw.parent / "full" / DATABASE
+    steps = []
+    for group in STEP_GROUPS:
+        for step in group:
+            STEPS[step](raw)
+        with ThreadPoolExecutor(1) as background:
+            full = background.submit(run_dbt, FAULTY_PROJECT, raw, full_db, *REFRESH, "--full-refresh")
+            build(FAULTY_PROJECT, raw, incremental_db)
+            result = full.result()
         assert result.returncode == 0, result.stdout[-3000:]
-        incremental, full = snapshot(incremental_db), snapshot(full_db)
-        for table in full:
-            assert incremental[table] == full[table], f"after '{step}': {table} differs from a full rebuild"
+        steps.append(Compared(group, snapshot(incremental_db), snapshot(full_db)))
+    return Refreshes(before, after, steps)
 
 
-def test_refresh_with_nothing_changed_reads_no_file(project, tmp_path):
+def test_incremental_refresh_equals_full_rebuild(refreshes):
+    for step in refreshes.steps:
+        for table in step.full:
+            assert step.incremental[table] == step.full[table], (
+                f"after {step.changes}: {table} differs from a full rebuild"
+            )
+
+
+def test_refresh_with_nothing_changed_reads_no_file(refreshes):
     """A second build over unchanged files keeps every loaded line row in place (same rowids):
     no file was read again, and every mart is unchanged."""
-    raw = tmp_path / "raw"
-    shutil.copytree(FAULTY, raw)
-    database = tmp_path / "x.duckdb"
-    build(project, raw, database)
-
-    def loaded_rows():
-        with duckdb.connect(str(database), read_only=True) as connection:
-            return connection.sql("select rowid, file_path, line_number from stg_log_lines order by rowid").fetchall()
-
-    before_rows, before = loaded_rows(), snapshot(database)
-    build(project, raw, database)
-    assert loaded_rows() == before_rows
-    assert snapshot(database) == before
+    (before_rows, before), (after_rows, after) = refreshes.unchanged_before, refreshes.unchanged_after
+    assert after_rows == before_rows
+    assert after == before
