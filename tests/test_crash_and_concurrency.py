@@ -13,11 +13,13 @@ import signal
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 import duckdb
 import pytest
-from conftest import FAULTY
-from pipeline import REPO, copy_project, rounded, run_dbt
+from conftest import FAULTY, FAULTY_PROJECT, copy_database
+from pipeline import DATABASE, REFRESH, REPO, copy_project, rounded, run_dbt
+from prebuilt import Prebuilds, prebuilt
 from report.render import render_reports
 
 MARTS = ["fct_runs", "fct_run_intervals", "agg_collection_runtime", "agg_file_data_quality", "cmp_collections"]
@@ -42,13 +44,29 @@ def snapshot(database) -> dict[str, list]:
         }
 
 
-@pytest.fixture
-def project(tmp_path):
-    project = copy_project(tmp_path / "project", FAULTY / "collections.csv")
+@prebuilt()
+def first_build(builds: Prebuilds):
+    """scripts/build.py's first build (no database yet) over a copy of the faulty fixture, in a
+    project copy of this module's own: build.py opens its database's copy as runlens.duckdb.next,
+    so its builds render another profile than the other tests' builds."""
+    root = builds.mktemp("crash")
+    project = copy_project(root / "project", FAULTY / "collections.csv")
     shutil.copy2(REPO / "scripts" / "build.py", project / "scripts" / "build.py")
-    raw = tmp_path / "raw"
+    raw = root / "raw"
     shutil.copytree(FAULTY, raw)
-    return project, raw, project / "runlens.duckdb"
+    database = root / "db" / DATABASE
+    database.parent.mkdir()
+    assert finish(start_build(project, raw, database)).returncode == 0
+    return project, raw, database
+
+
+@pytest.fixture
+def project(first_build, tmp_path):
+    """The first build's folder and database, copied (the copies keep each file's size and
+    modification time: to the database, the folder is unchanged)."""
+    project, raw, database = first_build
+    shutil.copytree(raw, tmp_path / "raw")
+    return project, tmp_path / "raw", copy_database(database, tmp_path / "db")
 
 
 def start_build(project, raw, database) -> subprocess.Popen:
@@ -71,25 +89,25 @@ def finish(process: subprocess.Popen) -> subprocess.CompletedProcess:
 
 def test_killed_build_leaves_previous_marts_and_the_next_build_recovers(project, tmp_path):
     project, raw, database = project
-    assert finish(start_build(project, raw, database)).returncode == 0
     before = snapshot(database)
     (raw / "alpha" / "late.jsonl").write_text(NEW_RUNS)
-    moment = random.Random(os.environ.get("RUNLENS_CRASH_SEED", "7")).uniform(1.0, 6.0)
-    process = start_build(project, raw, database)
-    time.sleep(moment)
-    os.killpg(process.pid, signal.SIGKILL)
-    process.wait()
-    assert snapshot(database) == before, f"killed {moment:.2f} s into the build, the marts changed"
-    assert finish(start_build(project, raw, database)).returncode == 0
-    full = tmp_path / "full.duckdb"
-    assert run_dbt(project, raw, full, "build").returncode == 0
+    full = tmp_path / "full" / DATABASE
+    with ThreadPoolExecutor(1) as background:  # a full build of the changed folder, meanwhile
+        full_build = background.submit(run_dbt, FAULTY_PROJECT, raw, full, *REFRESH)
+        moment = random.Random(os.environ.get("RUNLENS_CRASH_SEED", "7")).uniform(1.0, 6.0)
+        process = start_build(project, raw, database)
+        time.sleep(moment)
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+        assert snapshot(database) == before, f"killed {moment:.2f} s into the build, the marts changed"
+        assert finish(start_build(project, raw, database)).returncode == 0
+        assert full_build.result().returncode == 0
     assert snapshot(database) == snapshot(full)
     assert not database.with_name(database.name + ".next").exists()
 
 
 def test_reads_during_a_build_see_the_previous_build_and_a_second_build_is_refused(project, tmp_path):
     project, raw, database = project
-    assert finish(start_build(project, raw, database)).returncode == 0
     before = snapshot(database)
     render_reports(database, tmp_path / "before")
     (raw / "alpha" / "late.jsonl").write_text(NEW_RUNS)
