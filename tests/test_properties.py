@@ -14,10 +14,15 @@ known independently of the pipeline:
 - identities between the figures of fct_runs and fct_run_intervals;
 - differential: tests/oracle.py over the same folder (runs, intervals, collection statistics).
 
-A build takes a while, so examples are few: RUNLENS_HYPOTHESIS_EXAMPLES (default 5). Shrinking is
-off unless RUNLENS_HYPOTHESIS_SHRINK=1 (each shrink step is a build); a failing example's folder is
-kept and its path printed. The generated volume is summed in STATS and printed at the end of the
-module (and written as JSON to $RUNLENS_HYPOTHESIS_SUMMARY when that is set).
+A build takes a while, so examples are few: RUNLENS_HYPOTHESIS_EXAMPLES (default 5), and they are
+all checked in one build: Hypothesis generates them first, each example's files go to a subfolder
+of its own (example-<n>/) and its run ids and collection names carry its own prefix (e<n>.), so no
+line, run or collection of one example meets another's, and every check reads the example's own
+files, runs and collections (the totals by reject reason and the identities: all of them at
+once). Shrinking is off unless RUNLENS_HYPOTHESIS_SHRINK=1: then every example has a build of its
+own (as does each shrink step). On a failure the raw folders and the database are kept and their
+path is printed. The generated volume is summed in STATS and printed at the end of the module (and
+written as JSON to $RUNLENS_HYPOTHESIS_SUMMARY when that is set).
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ import shutil
 import tempfile
 import time
 from collections import Counter
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -37,12 +43,14 @@ from pathlib import Path
 import duckdb
 import oracle
 import pytest
-from hypothesis import HealthCheck, Phase, given, note, settings
+from conftest import SAMPLE_PROJECT
+from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
-from pipeline import build, copy_project
+from pipeline import DATABASE, build
 
 EXAMPLES = int(os.environ.get("RUNLENS_HYPOTHESIS_EXAMPLES", "5"))
-PHASES = [Phase.explicit, Phase.generate] + ([Phase.shrink] if os.environ.get("RUNLENS_HYPOTHESIS_SHRINK") else [])
+SHRINK = bool(os.environ.get("RUNLENS_HYPOTHESIS_SHRINK"))
+PHASES = [Phase.explicit, Phase.generate] + ([Phase.shrink] if SHRINK else [])
 TOLERANCE = 1e-3  # seconds: every generated instant is a whole millisecond
 
 BASE_MS = 1_740_787_200_000  # 2025-03-01T00:00:00Z
@@ -175,6 +183,7 @@ class Folder:
     events: list[Event]
     files: list[LogFile]
     special: list[str]
+    namespace: str  # the prefix of its run ids and collection names
 
     def __repr__(self) -> str:  # the whole plan is too long to print; its folder is kept on failure
         files = ", ".join(f"{log.path} ({len(log.lines)} lines)" for log in self.files)
@@ -347,8 +356,8 @@ def fault_line(reason: str, event: Event, junk_id: str, rnd) -> bytes:
 
 
 @st.composite
-def run_plans(draw, index: int, collections: list[str]) -> RunPlan:
-    run_id = f"run-{index}" + "".join(draw(st.lists(st.sampled_from(RUN_ID_CHARS), max_size=3)))
+def run_plans(draw, index: int, collections: list[str], namespace: str) -> RunPlan:
+    run_id = f"{namespace}run-{index}" + "".join(draw(st.lists(st.sampled_from(RUN_ID_CHARS), max_size=3)))
     collection = draw(st.sampled_from(collections))
     task = draw(st.sampled_from(TASKS))
     segments = draw(st.integers(1, 3))
@@ -444,12 +453,12 @@ def run_plans(draw, index: int, collections: list[str]) -> RunPlan:
 
 
 @st.composite
-def log_folders(draw) -> Folder:
+def log_folders(draw, namespace: str = "") -> Folder:
     # layout details (files, order, timestamp forms, which event a fault copies) come from a seeded
     # stream, so even Hypothesis's first, simplest example is a varied folder
     rnd = random.Random(draw(st.integers(0, 2**32 - 1)))
-    collections = COLLECTIONS[: draw(st.integers(1, len(COLLECTIONS)))]
-    runs = [draw(run_plans(index, collections)) for index in range(draw(st.integers(3, 8)))]
+    collections = [namespace + name for name in COLLECTIONS[: draw(st.integers(1, len(COLLECTIONS)))]]
+    runs = [draw(run_plans(index, collections, namespace)) for index in range(draw(st.integers(3, 8)))]
     events = [event for run in runs for event in run.events]
     assert len({event.key for event in events}) == len(events), "the plan must not repeat an event"
 
@@ -465,7 +474,7 @@ def log_folders(draw) -> Folder:
             lines.append(Line(text, "duplicate", index))
     for number in range(draw(st.integers(6, 25))):
         reason = draw(st.sampled_from(REASONS))
-        data = fault_line(reason, rnd.choice(events), f"{JUNK_PREFIX}{number}", rnd)
+        data = fault_line(reason, rnd.choice(events), f"{JUNK_PREFIX}{namespace}{number}", rnd)
         lines.append(Line(data, "fault", reason=reason))
     for _ in range(draw(st.integers(2, 8))):
         lines.append(Line(rnd.choice(BLANKS), "blank"))
@@ -494,7 +503,7 @@ def log_folders(draw) -> Folder:
         if not log.lines:
             log.bom = False
     special = draw(st.lists(st.sampled_from(sorted(SPECIAL_FILES)), max_size=2, unique=True))
-    return Folder(runs, events, files, special)
+    return Folder(runs, events, files, special, namespace)
 
 
 # --- checks --------------------------------------------------------------------------------------
@@ -514,9 +523,13 @@ def close(actual, expected, what: str) -> None:
         assert float(actual) == pytest.approx(expected, abs=TOLERANCE), f"{what}: expected {expected}, got {actual}"
 
 
-def check_accounting(db, folder: Folder) -> None:
+def check_accounting(db, folder: Folder, directory: str) -> None:
+    """The files of the example written to `directory` (a prefix of their paths)."""
     expected = folder.expected_files()
-    found = {row["file_path"]: row for row in rows(db, "select * from agg_file_data_quality")}
+    found = {
+        row["file_path"].removeprefix(directory): row
+        for row in rows(db, "select * from agg_file_data_quality where starts_with(file_path, ?)", directory)
+    }
     assert set(found) == set(expected), "the files read are exactly the log files written"
     for path, want in expected.items():
         row = found[path]
@@ -532,16 +545,35 @@ def check_accounting(db, folder: Folder) -> None:
     assert totals["duplicates"] == sum(line.kind == "duplicate" for log in folder.files for line in log.lines)
 
     rejects = sorted(
-        (row["file_path"], row["line_number"], row["reject_reason"])
-        for row in rows(db, "select file_path, line_number, reject_reason from fct_rejected_lines")
+        (row["file_path"].removeprefix(directory), row["line_number"], row["reject_reason"])
+        for row in rows(
+            db,
+            "select file_path, line_number, reject_reason from fct_rejected_lines where starts_with(file_path, ?)",
+            directory,
+        )
     )
     assert rejects == folder.faults(), "every injected fault is rejected where it was written, with its reason"
+
+
+def check_totals(db, examples: dict[str, Folder]) -> None:
+    """Across every example (by the folder each was written to): the files read are exactly theirs,
+    the runs exactly the planned ones, and the rejects by reason all of theirs."""
+    files = {row["file_path"] for row in rows(db, "select file_path from agg_file_data_quality")}
+    assert files == {directory + path for directory, folder in examples.items() for path in folder.expected_files()}
+    runs = {row["run_id"] for row in rows(db, "select run_id from fct_runs")}
+    assert runs == {run.run_id for folder in examples.values() for run in folder.runs}, "no junk run anywhere"
     by_reason = {row["reject_reason"]: row["rejected_lines"] for row in rows(db, "select * from agg_reject_reasons")}
-    assert by_reason == dict(Counter(reason for _, _, reason in folder.faults()))
+    assert by_reason == dict(Counter(reason for folder in examples.values() for _, _, reason in folder.faults()))
+
+
+def example_runs(db, folder: Folder) -> dict[str, dict]:
+    """fct_runs' rows of the example's runs (by their run ids' prefix)."""
+    found = rows(db, "select * from fct_runs where starts_with(run_id, ?)", folder.namespace)
+    return {row["run_id"]: row for row in found}
 
 
 def check_runs_against_plan(db, folder: Folder) -> None:
-    found = {row["run_id"]: row for row in rows(db, "select * from fct_runs")}
+    found = example_runs(db, folder)
     assert set(found) == {run.run_id for run in folder.runs}, "runs are exactly the planned ones (no junk run)"
     for run in folder.runs:
         row = found[run.run_id]
@@ -584,7 +616,7 @@ def check_against_oracle(db, raw: Path, folder: Folder) -> None:
         for run_id, run in oracle.runs_from(oracle.read_events(raw)).items()
         if not str(run_id).startswith(JUNK_PREFIX)
     }
-    found = {row["run_id"]: row for row in rows(db, "select * from fct_runs")}
+    found = example_runs(db, folder)
     assert set(found) == set(expected), "the pipeline's runs are the oracle's (junk runs aside)"
     for run_id, want in expected.items():
         row = found[run_id]
@@ -678,13 +710,7 @@ def generation_summary(request):
         Path(os.environ["RUNLENS_HYPOTHESIS_SUMMARY"]).write_text(json.dumps(dict(STATS), indent=2, sort_keys=True))
 
 
-@pytest.fixture(scope="module")
-def property_project(tmp_path_factory):
-    """One copy of the dbt project, built again into a fresh database for every example."""
-    return copy_project(tmp_path_factory.mktemp("property_project"))
-
-
-@settings(
+SETTINGS = settings(
     max_examples=EXAMPLES,
     deadline=None,
     database=None,
@@ -692,29 +718,73 @@ def property_project(tmp_path_factory):
     print_blob=True,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.large_base_example],
 )
-@given(folder=log_folders())
-def test_random_faulty_logs(property_project, folder):
+
+
+def generated_folders() -> list[Folder]:
+    """EXAMPLES folders as Hypothesis generates them, each with its own namespace (e<n>.)."""
+    folders: list[Folder] = []
+
+    @SETTINGS
+    @given(data=st.data())
+    def generate(data):
+        folders.append(data.draw(log_folders(f"e{len(folders)}."), label="folder"))
+
+    generate()
+    return folders
+
+
+@contextmanager
+def about(directory: str, folder: Folder):
+    """A failed check names the example it was about."""
+    try:
+        yield
+    except AssertionError as error:
+        error.add_note(f"in the example written to {directory}: {folder!r}")
+        raise
+
+
+def check_examples(folders: list[Folder]) -> None:
+    """Write every example to a subfolder of one raw folder, build it once, check every example.
+    On a failure the raw folder and the database are kept, and their path noted."""
     workdir = Path(tempfile.mkdtemp(prefix="runlens-property-"))
     kept = False
     try:
         raw = workdir / "raw"
-        folder.write(raw)
-        record(folder)
+        examples = {f"example-{index}/": folder for index, folder in enumerate(folders)}
+        for directory, folder in examples.items():
+            folder.write(raw / directory)
+            record(folder)
         started = time.monotonic()
-        build(property_project, raw, workdir / "example.duckdb")
+        build(SAMPLE_PROJECT, raw, workdir / "db" / DATABASE)
         STATS["build seconds"] += time.monotonic() - started
-        with duckdb.connect(str(workdir / "example.duckdb"), read_only=True) as db:
-            check_accounting(db, folder)
-            check_runs_against_plan(db, folder)
+        with duckdb.connect(str(workdir / "db" / DATABASE), read_only=True) as db:
+            check_totals(db, examples)
             check_identities(db)
-            check_against_oracle(db, raw, folder)
-    except BaseException:
+            for directory, folder in examples.items():
+                with about(directory, folder):
+                    check_accounting(db, folder, directory)
+                    check_runs_against_plan(db, folder)
+                    check_against_oracle(db, raw / directory, folder)
+    except BaseException as error:
         kept = True
-        note(f"the example's raw folder and database are kept in {workdir}")
+        error.add_note(f"the examples' raw folders and database are kept in {workdir}")
         raise
     finally:
         if not kept:
             shutil.rmtree(workdir, ignore_errors=True)
+
+
+def test_random_faulty_logs():
+    if SHRINK:  # a build per example, so that Hypothesis can shrink a failing one
+
+        @SETTINGS
+        @given(folder=log_folders("e0."))
+        def each_example(folder):
+            check_examples([folder])
+
+        each_example()
+    else:
+        check_examples(generated_folders())
 
 
 # --- the generator itself (no build) -------------------------------------------------------------
