@@ -20,6 +20,7 @@ import duckdb
 import jsonschema
 import pytest
 import yaml
+from conftest import SAMPLE_PROJECT
 from import_logs import main
 from importer_fixtures import (
     APPROXIMATE,
@@ -34,7 +35,7 @@ from importer_fixtures import (
     rejects,
     seconds,
 )
-from pipeline import REPO, build, copy_project
+from pipeline import DATABASE, REPO, build
 from report.markdown import escape_text
 from report.render import render_reports
 
@@ -504,9 +505,8 @@ def test_imported_runs_reach_fct_runs_with_the_recorded_wall_time(tmp_path, tens
     raw = tmp_path / "raw"
     assert run_cli(lightning / "lightning_logs", hf / "mlflow.db", "--out", raw, "--quiet") == 0
     runs = imported(raw)
-    project = copy_project(tmp_path / "project")
-    database = project / "imported.duckdb"
-    build(project, raw, database)
+    database = tmp_path / "db" / DATABASE
+    build(SAMPLE_PROJECT, raw, database)
     connection = duckdb.connect(str(database), read_only=True)
     try:
         rows = connection.execute(

@@ -21,10 +21,13 @@ import gzip
 import os
 import random
 import zlib
+from pathlib import Path
 
 import duckdb
 import pytest
-from pipeline import build, copy_project
+from conftest import SAMPLE_PROJECT
+from pipeline import DATABASE, build
+from prebuilt import Prebuilds, prebuilt
 from raw_logs import reading
 from raw_logs.listing import list_log_files
 
@@ -129,10 +132,10 @@ def gzip_members(data: bytes) -> bytes:
     return members
 
 
-@pytest.fixture(scope="module")
-def loaded(tmp_path_factory):
-    """{file_path: (read_error, [(line_number, raw_text, is_invalid_utf8, is_blank)])} from stg_log_lines."""
-    raw = tmp_path_factory.mktemp("nasty")
+@prebuilt()
+def nasty_build(builds: Prebuilds) -> Path:
+    """The database built over files of every awkward kind."""
+    raw = builds.mktemp("nasty")
     for name, data in {**NASTY, **RANDOM}.items():
         write(raw, name, data)
     for name, (data, _) in GZIP.items():
@@ -143,11 +146,16 @@ def loaded(tmp_path_factory):
     write(raw, "not_gzip.jsonl.gz", J + b"\n")
     os.mkfifo(raw / "pipe.jsonl")
     os.symlink("/nonexistent/target.jsonl", raw / "dangling.jsonl")
-    project = copy_project(tmp_path_factory.mktemp("nasty_project"))
-    database = project / "nasty.duckdb"
-    build(project, raw, database)
+    database = builds.mktemp("nasty_db") / DATABASE
+    build(SAMPLE_PROJECT, raw, database)
+    return database
+
+
+@pytest.fixture(scope="module")
+def loaded(nasty_build):
+    """{file_path: (read_error, [(line_number, raw_text, is_invalid_utf8, is_blank)])} from stg_log_lines."""
     rows = {}
-    with duckdb.connect(str(database), read_only=True) as connection:
+    with duckdb.connect(str(nasty_build), read_only=True) as connection:
         query = (
             "select file_path, line_number, raw_text, reject_reason, is_blank, read_error"
             " from stg_log_lines order by file_path, line_number"

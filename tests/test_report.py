@@ -10,7 +10,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from pipeline import REPO, build, copy_project
+from pipeline import DATABASE, REPO, Project, build
+from prebuilt import Prebuilds, prebuilt
 from report.render import render_reports
 
 GOLDEN = REPO / "tests" / "golden" / "faulty"
@@ -66,9 +67,10 @@ def event(run_id, kind, minute, **fields):
     return json.dumps({"run_id": run_id, "event": kind, "ts": f"2025-01-01T00:{minute:02d}:00Z", **fields})
 
 
-@pytest.fixture(scope="module")
-def hostile_reports(tmp_path_factory):
-    root = tmp_path_factory.mktemp("hostile")
+@prebuilt()
+def hostile_build(builds: Prebuilds) -> Path:
+    """The marts over logs and a collections seed with hostile names."""
+    root = builds.mktemp("hostile")
     raw = root / "raw"
     raw.mkdir()
     lines = []
@@ -85,17 +87,19 @@ def hostile_reports(tmp_path_factory):
     lines += [event("failed-run", "run_start", 0, collection=ONLY_FAILED, task="t")]
     lines += [event("failed-run", "run_end", 5, status="oom")]
     (raw / "logs.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    seed = root / "collections.csv"
-    seed.write_text(
+    seed = (
         "collection,title,baseline_collection,design_url,results_url\n"
         f'"{HOSTILE_COLLECTION}","{HOSTILE_COLLECTION}","{TRAVERSAL_COLLECTION}",javascript:alert(1),'
-        "http://ok.example/a)b\n",
-        encoding="utf-8",
+        "http://ok.example/a)b\n"
     )
-    project = copy_project(root / "project", seed)
-    build(project, raw, root / "hostile.duckdb")
-    out = root / "out"
-    written = render_reports(root / "hostile.duckdb", out)
+    build(Project(seed), raw, root / "db" / DATABASE)
+    return root / "db" / DATABASE
+
+
+@pytest.fixture(scope="module")
+def hostile_reports(hostile_build, tmp_path_factory):
+    out = tmp_path_factory.mktemp("hostile_reports") / "out"
+    written = render_reports(hostile_build, out)
     return out, written
 
 

@@ -30,7 +30,8 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from pipeline import REPO, build, copy_project
+from conftest import SAMPLE_PROJECT
+from pipeline import DATABASE, REPO, build
 from report.render import render_reports
 from runlens_writer import start_run
 from writer_trainings import COLLECTION, FRAMEWORKS, Training
@@ -92,9 +93,8 @@ def writer_marts(writer_training, tmp_path_factory):
         shutil.copy2(training.log_path, raw / "callbacks" / training.log_path.name)
     (raw / "promises").mkdir()
     write_promised_runs(raw / "promises")
-    project = copy_project(tmp_path_factory.mktemp("writer_project"))
-    database = project / "writer.duckdb"
-    build(project, raw, database)
+    database = tmp_path_factory.mktemp("writer_db") / DATABASE
+    build(SAMPLE_PROJECT, raw, database)
     connection = duckdb.connect(str(database), read_only=True)
     yield WriterMarts(connection, database, raw, trainings)
     connection.close()
