@@ -15,7 +15,7 @@ import duckdb
 import pipeline
 import pytest
 from pipeline import DATABASE, REPO, Project, ProjectCopies, build
-from prebuilt import Prebuilds, needed_by, prebuilt
+from prebuilt import Prebuilds, needed_by, prebuilt, slowest_last
 from writer_trainings import writer_training  # noqa: F401  (the writer's recorded trainings, once per session)
 
 FAULTY = REPO / "tests" / "fixtures" / "faulty"
@@ -40,6 +40,11 @@ def copy_database(database: Path, folder: Path) -> Path:
         if source.exists():
             shutil.copy2(source, folder / source.name.replace(database.name, DATABASE))
     return folder / DATABASE
+
+
+def pytest_collection_modifyitems(items):
+    """The tests that need the slowest background builds run last: the others run meanwhile."""
+    items[:] = slowest_last(items)
 
 
 @pytest.fixture(scope="session", autouse=True)

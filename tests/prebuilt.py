@@ -7,7 +7,8 @@ that a collected test needs, itself or through its fixtures, starts in the backg
 RUNLENS_TEST_BUILDS (default 2) at once, in the order the tests need them, those declared
 first=True (the slowest) before the others. A test whose build is still running waits for it; a
 build no worker has started yet runs in the test that asks for it, so `-k` or a single test file
-builds only what it needs. A build that raised raises again in every test that needs it.
+builds only what it needs. A build that raised raises again in every test that needs it. The tests
+that need a first=True build run last (tests/conftest.py), so that the others run meanwhile.
 
 Most of a small `dbt build` is dbt starting up and walking the graph one node after another, in
 one process that keeps about one core busy: two builds at once take little longer than one.
@@ -133,3 +134,13 @@ class Prebuilds:
 def needed_by(items: Iterable[pytest.Item]) -> list[str]:
     """The declared builds the items need, in the order the items come."""
     return [name for item in items for name in getattr(item, "fixturenames", ()) if name in DECLARED]
+
+
+def slowest_last(items: list[pytest.Item]) -> list[pytest.Item]:
+    """The items in their order, those that need a build declared first=True (the slowest) last."""
+    slowest = {name for name, declared in DECLARED.items() if declared.first}
+
+    def waits(item: pytest.Item) -> bool:
+        return any(name in slowest for name in getattr(item, "fixturenames", ()))
+
+    return [item for item in items if not waits(item)] + [item for item in items if waits(item)]
