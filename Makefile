@@ -66,7 +66,7 @@ $(VENV)/.installed-frameworks: requirements-frameworks.txt constraints.txt | $(V
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements-frameworks.txt -c constraints.txt
 	touch $@
 
-$(VENV)/.installed-dev: requirements.txt requirements-importers.txt requirements-engines.txt requirements-frameworks.txt requirements-dev.txt constraints.txt | $(VENV)/bin/python
+$(VENV)/.installed-dev: requirements.txt requirements-importers.txt requirements-engines.txt requirements-frameworks.txt requirements-bench.txt requirements-dev.txt constraints.txt | $(VENV)/bin/python
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt -c constraints.txt
 	touch $@ $(VENV)/.installed-runtime $(VENV)/.installed-importers $(VENV)/.installed-engines $(VENV)/.installed-frameworks
 

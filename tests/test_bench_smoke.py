@@ -69,7 +69,6 @@ def test_scale_timestamps_match_datetime():
 @prebuilt(first=True)
 def bench_run(builds: Prebuilds):
     """The benchmark at 200 runs, run in the background: its finished process and its folder."""
-    pytest.importorskip("pandas")
     out = builds.mktemp("bench") / "bench"
     # the dbt steps that only add timings (no-op build, models-only run, refreshes) and `make sample`
     # (it writes the repository's reports/) are left out to keep this short; the fixed cost runs,

@@ -32,6 +32,7 @@ import runlens_writer
 
 path, name, go = sys.argv[1], sys.argv[2], sys.argv[3]
 blob = name * 70_000
+open(go + "." + name, "w").close()  # imported and ready
 while not os.path.exists(go):
     time.sleep(0.001)
 log = runlens_writer.RunLog(path, run_id=name)
@@ -79,7 +80,10 @@ def test_parallel_writers_never_interleave_partial_lines(tmp_path):
         subprocess.Popen([sys.executable, "-c", script, str(path), name, str(go)], env=writer_environment())
         for name in names
     ]
-    go.touch()  # all start appending at once
+    deadline = time.monotonic() + 60
+    while not all((tmp_path / f"go.{name}").exists() for name in names) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    go.touch()  # all start appending at once, each already started and imported
     assert [writer.wait(timeout=60) for writer in writers] == [0] * PARALLEL_WRITERS
 
     lines = path.read_bytes().split(b"\n")
@@ -95,8 +99,10 @@ def test_parallel_writers_never_interleave_partial_lines(tmp_path):
         assert own == expected, name
         configs = [event["config"] for event in events if event["run_id"] == name and event["event"] == "run_start"]
         assert all(config["blob"] == name * 70_000 for config in configs)
-    # the writers really did run at the same time: their lines alternate somewhere
-    assert len({event["run_id"] for event in events[: len(events) // PARALLEL_WRITERS]}) > 1
+    # the writers really did run at the same time: their lines alternate (one after another
+    # would switch writers PARALLEL_WRITERS - 1 times)
+    switches = sum(1 for before, after in zip(events, events[1:]) if before["run_id"] != after["run_id"])
+    assert switches > PARALLEL_WRITERS - 1
 
 
 def test_a_writer_killed_at_random_moments_leaves_only_whole_lines(tmp_path):

@@ -25,10 +25,10 @@ ordered as (
         is_approximate,
         approximation,
         row_number() over marker_order as marker_position,
-        sum(case when event_type = 'run_end' then 1 else 0 end) over (
-            marker_order rows between unbounded preceding and current row
-        ) as run_ends_so_far
+        sum(case when event_type = 'run_end' then 1 else 0 end) over marker_order as run_ends_so_far
     from events
+    -- the order is total (event ids are unique), so the default frame ends at the current row;
+    -- a named window is not extended with a frame here because Spark cannot
     window marker_order as (
         partition by run_id
         order by
