@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import random
@@ -101,7 +102,7 @@ def test_parallel_writers_never_interleave_partial_lines(tmp_path):
         assert all(config["blob"] == name * 70_000 for config in configs)
     # the writers really did run at the same time: their lines alternate (one after another
     # would switch writers PARALLEL_WRITERS - 1 times)
-    switches = sum(1 for before, after in zip(events, events[1:]) if before["run_id"] != after["run_id"])
+    switches = sum(1 for before, after in itertools.pairwise(events) if before["run_id"] != after["run_id"])
     assert switches > PARALLEL_WRITERS - 1
 
 
