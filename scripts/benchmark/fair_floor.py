@@ -45,6 +45,25 @@ TS_PATTERN = (
 )
 
 STEPS = {
+    # the files' text, read as the build reads it: the plugin writes it in chunk files that
+    # read_text reads (scripts/raw_logs/handover.py), one struct per chunk
+    "staged_texts": """
+set variable staged = (
+    select coalesce(
+        runlens_stage_log_texts(
+            list({'absolute_path': absolute_path, 'file_fingerprint': file_fingerprint} order by file_path)
+        ),
+        []
+    )
+    from (select unnest(runlens_list_log_files(), recursive := true))
+)
+""",
+    "staged_paths": """
+set variable text_paths = (
+    select coalesce(list(chunk.text_path) filter (where chunk.text_path is not null), []::varchar[])
+    from (select unnest(getvariable('staged')) as chunk)
+)
+""",
     # every physical line of every file, read by the build's own reader (the functions its
     # dbt-duckdb plugin registers): split on LF, BOM and CR removed, blank lines marked; an invalid
     # line keeps its escaped form as its text
@@ -77,18 +96,20 @@ from (
             select
                 file_path,
                 invalid_line_numbers,
-                generate_subscripts(pieces, 1) as line_number,
-                len(pieces) as piece_count,
+                first_line_number - 1 + generate_subscripts(pieces, 1) as line_number,
+                first_line_number - 1 + len(pieces) as piece_count,
                 unnest(pieces) as piece
             from (
                 select
-                    file_path,
-                    log_text.invalid_line_numbers as invalid_line_numbers,
-                    string_split(log_text.text, chr(10)) as pieces
-                from (
-                    select file_path, runlens_read_log_text(absolute_path, file_fingerprint) as log_text
-                    from (select unnest(runlens_list_log_files(), recursive := true))
-                )
+                    files.file_path,
+                    chunks.first_line_number,
+                    chunks.invalid_line_numbers,
+                    string_split(chunk_texts.content, chr(10)) as pieces
+                from (select unnest(getvariable('staged'), recursive := true)) as chunks
+                inner join (select unnest(runlens_list_log_files(), recursive := true)) as files
+                    on chunks.absolute_path = files.absolute_path
+                inner join read_text(getvariable('text_paths')) as chunk_texts
+                    on chunks.text_path = chunk_texts.filename
             )
         )
         where not (line_number = piece_count and piece = '')
@@ -325,6 +346,7 @@ def run(raw_dir: Path, marts_db: Path, out_json: Path) -> None:
             connection.execute(sql)
             steps[name] = time.perf_counter() - step_started
         seconds = time.perf_counter() - started
+        connection.execute("select runlens_remove_staged_log_texts(getvariable('text_paths'))")
         check = compare_with_marts(connection, "runs", "collections", marts_db)
         connection.close()
     out_json.write_text(json.dumps({"query_seconds": seconds, "steps": steps, "check": check}))
