@@ -17,12 +17,16 @@
             from {{ this }} as read_files
             where
                 read_files.line_number = 0
-                and not exists (
-                    select 1
-                    from {{ source('runlens_logs', 'log_files') }} as log_files
-                    where
-                        log_files.file_path = read_files.file_path
-                        and log_files.file_fingerprint = read_files.file_fingerprint
+                and (
+                    -- read with other event aliases: every line's type may differ now
+                    coalesce(read_files.event_aliases, '') != {{ runlens.string_literal(runlens.event_aliases_text()) }}
+                    or not exists (
+                        select 1
+                        from {{ source('runlens_logs', 'log_files') }} as log_files
+                        where
+                            log_files.file_path = read_files.file_path
+                            and log_files.file_fingerprint = read_files.file_fingerprint
+                    )
                 )
         )
     {%- endif %}

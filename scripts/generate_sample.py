@@ -7,8 +7,11 @@ Writes, under data/sample/ (or --out), one JSON Lines file per run:
       wall times follow the reference profile (mean ~1.23h, tail share ~12%).
   from-entangled-v2__continuous-v2/<run_id>.jsonl[.gz]  24 baseline runs without
       run_end but with a `profile` event (wall_seconds ~10.3h mean, sections).
-  zz-faults/mixed_faults.jsonl  CRLF, blank lines, one line per reject reason and
-      an exact duplicate of a v3 checkpoint line.
+  zz-faults/mixed_faults.jsonl  CRLF, blank lines, lines of several reject reasons (one a
+      likely typo of run_end), an other event (heartbeat) and an exact duplicate of a v3
+      checkpoint line.
+  The first v3 run of each task also logs a `metric` line a second after each checkpoint
+  (other events: kept apart, never rejected).
 
 Deterministic (random.Random(--seed), gzip mtime=0). Re-running first deletes
 the *.jsonl and *.jsonl.gz files in the three folders it owns.
@@ -222,11 +225,25 @@ def run_lines(run: Run) -> list[str]:
     events = list(run.events)
     if "out_of_order" in run.quirks:  # step_1400 after epoch_end; the pipeline sorts
         events[-3], events[-2] = events[-2], events[-3]
-    return [render(run, e) for e in events]
+    lines = []
+    for event in events:
+        lines.append(render(run, event))
+        if event["event"] == "checkpoint" and run.run_id.startswith("v3-") and run.run_id.endswith("-01"):
+            lines.append(render(run, metric_event(event)))
+    return lines
+
+
+def metric_event(checkpoint: dict) -> dict:
+    """A training loop's metric line a second after a checkpoint: an other event, which runlens keeps
+    apart (fct_other_events) and no figure uses. No random draw, so the sample's figures stay."""
+    step = checkpoint["step"]
+    loss = round(3.0 * 500 / (500 + step), 4)
+    ts = checkpoint["ts"] + 1000
+    return {"run_id": checkpoint["run_id"], "event": "metric", "ts": ts, "step": step, "loss": loss}
 
 
 def fault_lines(runs: list[Run]) -> list[bytes]:
-    """One line per reject reason, two blank lines and one exact duplicate."""
+    """Lines of several reject reasons, an other event, two blank lines and one exact duplicate."""
     run = next(r for r in runs if r.run_id == DUPLICATED[0])
     dup = next(e for e in run.events if e.get("step") == DUPLICATED[1])
     return [
@@ -236,6 +253,7 @@ def fault_lines(runs: list[Run]) -> list[bytes]:
         b"",
         b'{"run_id": "v3-base_conversion-01", "event": "checkpoint", "ts": "2025-03-03T10:00:00Z"}',
         b'{"run_id": "v3-base_conversion-01", "event": "heartbeat", "ts": "2025-03-03T10:00:05Z"}',
+        b'{"run_id": "v3-base_conversion-01", "event": "Run_End", "ts": "2025-03-03T10:00:06Z"}',
         b"   ",
         b'{"run_id": "v3-base_conversion-01", "event": "checkpoint", "ts": "yesterday", "step": 400}',
         render(run, dup).encode(),

@@ -14,7 +14,7 @@ import pytest
 FIXTURE = Path(__file__).parent / "fixtures" / "faulty"
 EXPECTED = json.loads((FIXTURE / "expected.json").read_text(encoding="utf-8"))
 
-FILE_COLUMNS = ["physical_lines", "blank_lines", "lines_read", "accepted", "duplicates", "rejected"]
+FILE_COLUMNS = ["physical_lines", "blank_lines", "lines_read", "accepted", "duplicates", "other_events", "rejected"]
 RUN_COLUMNS = list(next(iter(EXPECTED["runs"].values())))
 COLLECTION_COLUMNS = list(next(iter(EXPECTED["collections"].values())))
 SECTION_COLUMNS = ["total_seconds", "share_of_wall", "mean_seconds_per_run"]
@@ -67,11 +67,11 @@ def test_line_totals(faulty_db):
         faulty_db,
         """
         select sum(physical_lines) as physical, sum(blank_lines) as blank, sum(lines_read) as read,
-               sum(accepted) + sum(duplicates) + sum(rejected) as ended_up
+               sum(accepted) + sum(duplicates) + sum(other_events) + sum(rejected) as ended_up
         from agg_file_data_quality""",
     )
     non_blank = sum(f["physical_lines"] - f["blank_lines"] for f in EXPECTED["files"].values())
-    assert non_blank == 54  # worked out in EXPECTED.md
+    assert non_blank == 56  # worked out in EXPECTED.md
     assert total["read"] == total["ended_up"] == non_blank
     assert total["physical"] == total["read"] + total["blank"]
 
@@ -93,6 +93,39 @@ def test_reject_reason(faulty_db, reject):
         reject["line_number"],
     )
     assert row["reject_reason"] == reject["reason"]
+
+
+def test_other_events(faulty_db):
+    found = rows(
+        faulty_db,
+        "select * from fct_other_events order by file_path, line_number",
+    )
+    expected = EXPECTED["other_events"]
+    assert [(r["file_path"], r["line_number"]) for r in found] == [(e["file_path"], e["line_number"]) for e in expected]
+    for row, want in zip(found, expected, strict=True):
+        assert row["other_event_id"] == f"{want['file_path']}:{want['line_number']}"
+        assert str(row["event_at"]) == want["event_at"]
+        for column in ("run_id", "event_type", "step", "epoch"):
+            assert row[column] == want[column], column
+        assert json.loads(row["raw_text"])["event"] == want["event_type"]  # the line itself is kept
+
+
+def test_other_event_types(faulty_db):
+    found = {r["event_type"]: r for r in rows(faulty_db, "select * from agg_other_events")}
+    assert set(found) == set(EXPECTED["other_event_types"])
+    for event_type, want in EXPECTED["other_event_types"].items():
+        actual = {column: found[event_type][column] for column in want}
+        actual.update({column: str(actual[column]) for column in ("first_event_at", "last_event_at")})
+        assert actual == want, event_type
+
+
+def test_unknown_event_names_name_the_type_they_resemble(faulty_db):
+    found = {r["event_name"]: r for r in rows(faulty_db, "select * from agg_unknown_event_names")}
+    assert set(found) == set(EXPECTED["unknown_event_names"])
+    for name, want in EXPECTED["unknown_event_names"].items():
+        assert {column: found[name][column] for column in want} == want
+    row = one(faulty_db, "select * from fct_rejected_lines where reject_id = 'alpha/plain.jsonl:14'")
+    assert (row["event_name"], row["resembles_event_type"]) == ("checkpint", "checkpoint")
 
 
 def test_invalid_utf8_raw_text_keeps_bytes(faulty_db):

@@ -86,7 +86,8 @@ def schema_accepts(line: str) -> bool:
 
 
 def test_schema_agrees_with_the_pipeline(faulty_db):
-    """Every line the pipeline accepts validates; every line it rejects after parsing does not."""
+    """Every line the pipeline accepts (or keeps as an other event) validates; every line it rejects
+    after parsing does not, but for a likely typo of an event type, which the schema cannot tell."""
     lines = {}
     for path in FAULTY.rglob("*.jsonl*"):
         data = gzip.decompress(path.read_bytes()) if path.suffix == ".gz" else path.read_bytes()
@@ -96,6 +97,7 @@ def test_schema_agrees_with_the_pipeline(faulty_db):
         "select file_path, line_number, reject_reason from stg_log_lines"
         " where line_number > 0 and not is_blank"
         " and (reject_reason is null or reject_reason not in ('invalid_utf8', 'invalid_json'))"
+        " and resembles_event_type is null"
     ).fetchall()
     assert len(outcomes) > 40
     disagreements = [

@@ -85,7 +85,10 @@ BLANKS = [b"", b" ", b"\t", b"  \t ", b"\x0b", b"\x0c"]
 BAD_BYTES = [b"\xff", b"\xc3", b"\x80", b"\xed\xa0\x80", b"\xc0\xaf", b"\xf4\x90\x80\x80", b"\xe2\x82"]
 BAD_TS = ["yesterday", "2025-02-30T10:00:00Z", "2025-03-01T25:00:00Z", "2025-13-01T00:00:00Z", "", "12:00:00"]
 BAD_TS += [True, None, [1740787200], {"s": 1}]
-UNKNOWN_EVENTS = ["eval", "Run_Start", "run_start ", "", "CHECKPOINT", "epoch-end"]
+# event names that are likely typos of a runlens type, or of no sensible form: unknown_event
+UNKNOWN_EVENTS = ["Run_Start", "run_start ", "", "CHECKPOINT", "epoch-end", "checkpint", "run_ends", "9lives"]
+# event names runlens does not use and that resemble none of its types: other events, not rejects
+OTHER_EVENTS = ["metric", "eval", "log", "system/gpu_util", "lr-schedule", "epoch_start", "train.loss"]
 # Faults on lines that name a real run: both the pipeline and the oracle drop them.
 ORACLE_SKIPPED = ["invalid_utf8", "invalid_json", "not_object", "missing_run_id", "missing_event", "bad_ts"]
 ORACLE_SKIPPED += ["unknown_event"]
@@ -152,9 +155,9 @@ class RunPlan:
 @dataclass
 class Line:
     data: bytes
-    kind: str  # event, duplicate, fault, blank
+    kind: str  # event, duplicate, other (an other event), fault, blank
     event: int | None = None  # index into Folder.events for event and duplicate lines
-    reason: str | None = None  # for faults
+    reason: str | None = None  # for faults; the event type for other events
 
 
 @dataclass
@@ -220,13 +223,17 @@ class Folder:
                 "lines_read": read,
                 "accepted": accepted,
                 "duplicates": kinds["event"] + kinds["duplicate"] - accepted,
+                "other_events": kinds["other"],
                 "rejected": kinds["fault"],
             }
         for name in self.special:
             _, physical, blank = SPECIAL_FILES[name]
-            expected[name] = dict.fromkeys(("lines_read", "accepted", "duplicates", "rejected"), 0)
+            expected[name] = dict.fromkeys(("lines_read", "accepted", "duplicates", "other_events", "rejected"), 0)
             expected[name].update(physical_lines=physical, blank_lines=blank)
         return expected
+
+    def other_events(self) -> Counter:
+        return Counter(line.reason for log in self.files for line in log.lines if line.kind == "other")
 
     def faults(self) -> list[tuple[str, int, str]]:
         return sorted(
@@ -476,6 +483,10 @@ def log_folders(draw, namespace: str = "") -> Folder:
         reason = draw(st.sampled_from(REASONS))
         data = fault_line(reason, rnd.choice(events), f"{JUNK_PREFIX}{namespace}{number}", rnd)
         lines.append(Line(data, "fault", reason=reason))
+    for _ in range(draw(st.integers(0, 6))):  # a metric or eval line about a real run: never a marker
+        name = rnd.choice(OTHER_EVENTS)
+        doc = {**event_doc(rnd.choice(events), rnd), "event": name}
+        lines.append(Line(dumps(doc, rnd).encode(), "other", reason=name))
     for _ in range(draw(st.integers(2, 8))):
         lines.append(Line(rnd.choice(BLANKS), "blank"))
 
@@ -535,7 +546,7 @@ def check_accounting(db, folder: Folder, directory: str) -> None:
         row = found[path]
         assert row["read_error"] is None, (path, row["read_error"])
         assert row["physical_lines"] == row["lines_read"] + row["blank_lines"], path
-        assert row["lines_read"] == row["accepted"] + row["duplicates"] + row["rejected"], path
+        assert row["lines_read"] == row["accepted"] + row["duplicates"] + row["other_events"] + row["rejected"], path
         assert {column: row[column] for column in want} == want, path
     totals = {column: sum(want[column] for want in expected.values()) for column in next(iter(expected.values()))}
     assert totals["lines_read"] == sum(len(log.lines) for log in folder.files) - sum(
@@ -564,6 +575,8 @@ def check_totals(db, examples: dict[str, Folder]) -> None:
     assert runs == {run.run_id for folder in examples.values() for run in folder.runs}, "no junk run anywhere"
     by_reason = {row["reject_reason"]: row["rejected_lines"] for row in rows(db, "select * from agg_reject_reasons")}
     assert by_reason == dict(Counter(reason for folder in examples.values() for _, _, reason in folder.faults()))
+    by_type = {row["event_type"]: row["other_event_lines"] for row in rows(db, "select * from agg_other_events")}
+    assert by_type == dict(sum((folder.other_events() for folder in examples.values()), Counter()))
 
 
 def example_runs(db, folder: Folder) -> dict[str, dict]:

@@ -75,3 +75,17 @@ def test_sample_has_faulty_lines(sample_db):
         "select sum(lines_read), sum(rejected), sum(duplicates) from agg_file_data_quality"
     ).fetchone()
     assert rejected >= 5 and duplicates >= 1 and read > 600
+
+
+def test_sample_has_other_events_and_a_likely_typo(sample_db):
+    # scripts/generate_sample.py: the first v3 run of each of the 6 tasks logs a metric line after
+    # each of its 7 checkpoints (steps 200..1400), and zz-faults holds one heartbeat and one
+    # Run_End, the typo of run_end
+    other = dict(sample_db.execute("select event_type, other_event_lines from agg_other_events").fetchall())
+    assert other == {"metric": 6 * 7, "heartbeat": 1}
+    runs = sample_db.execute("select runs from agg_other_events where event_type = 'metric'").fetchone()
+    assert runs == (6,)
+    total = sample_db.execute("select sum(other_events) from agg_file_data_quality").fetchone()
+    assert total == (43,)
+    typos = sample_db.execute("select event_name, resembles_event_type from agg_unknown_event_names").fetchall()
+    assert typos == [("Run_End", "run_end")]

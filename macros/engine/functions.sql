@@ -68,4 +68,32 @@
     exception when others then
         return null;
     end $$;
+
+    -- Levenshtein distance (edit_distance in macros/staging/event_types.sql): fuzzystrmatch is an
+    -- extension a server may not have
+    create or replace function {{ schema }}.runlens_levenshtein(a text, b text) returns int
+    language plpgsql immutable parallel safe as $$
+    declare
+        previous int[];
+        current_row int[];
+        i int;
+        j int;
+    begin
+        if a is null or b is null then
+            return null;
+        end if;
+        previous := array(select generate_series(0, length(b)));
+        for i in 1..length(a) loop
+            current_row := array[i];
+            for j in 1..length(b) loop
+                current_row := current_row || least(
+                    previous[j + 1] + 1,
+                    current_row[j] + 1,
+                    previous[j] + case when substr(a, i, 1) = substr(b, j, 1) then 0 else 1 end
+                );
+            end loop;
+            previous := current_row;
+        end loop;
+        return previous[length(b) + 1];
+    end $$;
 {%- endmacro %}

@@ -10,7 +10,7 @@ valid_lines as (
         run_id,
         loaded_at
     from {{ ref('stg_log_lines') }}
-    where run_id is not null
+    where run_id is not null and not is_other_event
 ),
 
 current_versions as (

@@ -1,5 +1,6 @@
 -- Where every line of every raw file ended up. Grain: one row per file.
--- physical_lines = lines_read + blank_lines; lines_read = accepted + duplicates + rejected.
+-- physical_lines = lines_read + blank_lines;
+-- lines_read = accepted + duplicates + other_events + rejected.
 with
 
 lines as (
@@ -26,6 +27,7 @@ line_counts as (
         file_path,
         count(*) as physical_lines,
         count(*) filter (where is_blank) as blank_lines,
+        count(*) filter (where is_other_event) as other_events,
         count(*) filter (where reject_reason is not null) as rejected
     from lines
     where line_number > 0
@@ -53,6 +55,7 @@ final as (
         coalesce(line_counts.physical_lines - line_counts.blank_lines, 0) as lines_read,
         coalesce(occurrence_counts.accepted, 0) as accepted,
         coalesce(occurrence_counts.duplicates, 0) as duplicates,
+        coalesce(line_counts.other_events, 0) as other_events,
         coalesce(line_counts.rejected, 0) as rejected
     from file_records
     left join line_counts on file_records.file_path = line_counts.file_path

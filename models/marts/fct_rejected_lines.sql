@@ -1,4 +1,5 @@
--- Rejected lines: file, line number, the raw text as far as it decodes, and one reason code.
+-- Rejected lines: file, line number, the raw text as far as it decodes, and one reason code;
+-- for an unknown_event, the event as written and the runlens type it resembles, if any.
 -- A view over stg_log_lines.
 with
 
@@ -13,7 +14,9 @@ final as (
         file_path,
         line_number,
         raw_text,
-        reject_reason
+        reject_reason,
+        event_type as event_name,
+        resembles_event_type
     from lines
 )
 

@@ -3,8 +3,10 @@
 -- into lines (physical_log_lines, split_log_lines: the line rules), each non-blank line parsed,
 -- typed and classified against the input contract (input_contract.md: the reason codes and their
 -- order). Plus one file record per file (line_number 0) with what the listing and the reading
--- said of it. Incremental by file: the pre-hook deletes the rows of files that are gone or
--- changed, and only files without rows here are read. Duplicates are settled downstream
+-- said of it. A line of an event type runlens does not use is an other event, kept apart, unless
+-- its name looks like a typo of a runlens type (macros/staging/event_types.sql). Incremental by
+-- file: the pre-hook deletes the rows of files that are gone or changed (or were read with other
+-- event aliases), and only files without rows here are read. Duplicates are settled downstream
 -- (int_event_occurrences).
 {%- set event_fields = [
     'run_id', 'event', 'ts', 'step', 'epoch', 'collection', 'task', 'config', 'status', 'wall_seconds',
@@ -53,7 +55,7 @@ fields as {{ runlens.materialized_cte() }} (
         {{ runlens.json_kind('doc', 'run_id') }} as run_id_kind,
         {{ runlens.json_text('doc', 'run_id') }} as run_id,
         {{ runlens.json_kind('doc', 'event') }} as event_kind,
-        {{ runlens.json_text('doc', 'event') }} as event_type,
+        {{ runlens.json_text('doc', 'event') }} as event_name,
         {{ runlens.json_kind('doc', 'ts') }} as ts_kind,
         {{ runlens.json_text('doc', 'ts') }} as ts_text,
         {{ runlens.json_kind('doc', 'step') }} as step_kind,
@@ -87,6 +89,7 @@ fields as {{ runlens.materialized_cte() }} (
 typed as {{ runlens.materialized_cte() }} (
     select
         *,
+        {{ runlens.canonical_event_type('event_name') }} as event_type,
         {{ runlens.utc_timestamp('ts_kind', 'ts_text') }} as event_at,
         case when step_kind = 'integer' then {{ runlens.try_to_bigint('step_text') }} end as step,
         case when epoch_kind = 'integer' then {{ runlens.try_to_bigint('epoch_text') }} end as epoch,
@@ -107,8 +110,12 @@ classified as {{ runlens.materialized_cte() }} (
             when coalesce(typed.run_id_kind, '') != 'string' or typed.run_id = '' then 'missing_run_id'
             when coalesce(typed.event_kind, '') != 'string' then 'missing_event'
             when typed.event_at is null then 'bad_ts'
-            when typed.event_type not in ('run_start', 'checkpoint', 'epoch_end', 'run_end', 'profile')
-                then 'unknown_event'
+            when not {{ runlens.is_runlens_event_type('typed.event_type') }} then
+                -- an other event (no reject) unless its name is of no sensible form or a likely typo
+                case
+                    when not {{ runlens.is_sensible_event_name('typed.event_type') }} then 'unknown_event'
+                    when {{ runlens.resembled_event_type('typed.event_type') }} is not null then 'unknown_event'
+                end
             when typed.event_type = 'checkpoint' and typed.step is null then 'missing_step'
             when
                 typed.event_type = 'run_start'
@@ -134,6 +141,16 @@ classified as {{ runlens.materialized_cte() }} (
     from typed
 ),
 
+kinds as (
+    select
+        *,
+        case
+            when line_number = 0 or is_blank or reject_reason is not null then false
+            else not {{ runlens.is_runlens_event_type('event_type') }}
+        end as is_other_event
+    from classified
+),
+
 event_lines as (
     select
         file_path,
@@ -141,9 +158,16 @@ event_lines as (
         line_number,
         is_blank,
         reject_reason,
-        case when reject_reason is not null then raw_text end as raw_text,
+        is_other_event,
+        case when reject_reason is not null or is_other_event then raw_text end as raw_text,
         case when reject_reason is null then run_id end as run_id,
-        case when reject_reason is null then event_type end as event_type,
+        case
+            when reject_reason is null or reject_reason = 'unknown_event' then event_type
+        end as event_type,
+        case
+            when reject_reason = 'unknown_event' and {{ runlens.is_sensible_event_name('event_type') }}
+                then {{ runlens.resembled_event_type('event_type') }}
+        end as resembles_event_type,
         case when reject_reason is null then event_at end as event_at,
         case when reject_reason is null then step end as step,
         case when reject_reason is null then epoch end as epoch,
@@ -174,8 +198,9 @@ event_lines as (
         size_bytes,
         modified_at,
         is_gzip,
-        read_error
-    from classified
+        read_error,
+        case when line_number = 0 then {{ runlens.string_literal(runlens.event_aliases_text()) }} end as event_aliases
+    from kinds
 ),
 
 final as (
@@ -186,9 +211,11 @@ final as (
         {{ runlens.build_started_at() }} as loaded_at,
         is_blank,
         reject_reason,
+        is_other_event,
         raw_text,
         run_id,
         event_type,
+        resembles_event_type,
         event_at,
         step,
         epoch,
@@ -206,7 +233,8 @@ final as (
         size_bytes,
         modified_at,
         is_gzip,
-        read_error
+        read_error,
+        event_aliases
     from event_lines
 )
 

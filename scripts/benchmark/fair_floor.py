@@ -205,7 +205,15 @@ select
         when not coalesce(run_id_is_string, false) or run_id = '' then 'missing_run_id'
         when not coalesce(event_is_string, false) then 'missing_event'
         when event_at is null then 'bad_ts'
-        when event_type not in ('run_start', 'checkpoint', 'epoch_end', 'run_end', 'profile') then 'unknown_event'
+        -- another event type: an other event (no reject) unless a likely typo or of no sensible form
+        when event_type not in ('run_start', 'checkpoint', 'epoch_end', 'run_end', 'profile') then case
+            when not regexp_full_match(event_type, '[A-Za-z][A-Za-z0-9_.:/-]{{0,63}}') then 'unknown_event'
+            when list_min(list_transform(
+                [['runstart', 2], ['checkpoint', 2], ['epochend', 2], ['runend', 1], ['profile', 1]],
+                lambda known: levenshtein(lower(regexp_replace(event_type, '[^A-Za-z0-9]', '', 'g')), known[1])
+                    - known[2]::int
+            )) <= 0 then 'unknown_event'
+        end
         when event_type = 'checkpoint' and step_number is null then 'missing_step'
         when event_type = 'run_start' and (not coalesce(collection_is_string, false) or collection = ''
             or not coalesce(task_is_string, false) or task = '') then 'missing_run_fields'
@@ -245,7 +253,9 @@ select
         partition by run_id, event_type, event_at, step, epoch order by file_path, line_number
     ) as occurrence
 from parsed
-where reject_reason is null and not is_blank
+where
+    reject_reason is null and not is_blank
+    and event_type in ('run_start', 'checkpoint', 'epoch_end', 'run_end', 'profile')
 """,
     "runs": """
 create table runs as

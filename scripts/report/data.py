@@ -141,6 +141,7 @@ class DataQuality:
     lines_read: int
     accepted: int
     duplicates: int
+    other_events: int
     rejected: int
 
 
@@ -149,6 +150,21 @@ class RejectReason:
     reject_reason: str
     rejected_lines: int
     files: int
+    first_seen_at: str
+
+
+@dataclass(frozen=True)
+class OtherEventType:
+    event_type: str
+    other_event_lines: int
+    runs: int
+
+
+@dataclass(frozen=True)
+class LikelyTypo:
+    event_name: str
+    resembles_event_type: str
+    rejected_lines: int
     first_seen_at: str
 
 
@@ -175,6 +191,8 @@ class CollectionProfile:
     profile_sections: list[ProfileSection]
     data_quality: DataQuality
     reject_reasons: list[RejectReason]
+    other_events: list[OtherEventType]
+    likely_typos: list[LikelyTypo]
     approximations: list[MarkerApproximation]
 
     @property
@@ -222,5 +240,7 @@ def load_profile(connection, collection: str) -> CollectionProfile:
         profile_sections=fetch(connection, "profile_sections", ProfileSection, collection=collection),
         data_quality=fetch_one(connection, "data_quality", DataQuality),
         reject_reasons=fetch(connection, "reject_reasons", RejectReason),
+        other_events=fetch(connection, "other_events", OtherEventType),
+        likely_typos=fetch(connection, "likely_typos", LikelyTypo),
         approximations=fetch(connection, "approximations", MarkerApproximation, collection=collection),
     )

@@ -43,6 +43,8 @@ REQUIRED_MARTS = (
     "cmp_config_differences",
     "agg_file_data_quality",
     "agg_reject_reasons",
+    "agg_other_events",
+    "agg_unknown_event_names",
     "agg_marker_approximations",
 )
 CHART_NAME = "mean_wall_by_task.png"

@@ -1,8 +1,9 @@
 -- Invariant: every line of every file ends in exactly one place:
--- physical = read + blank and read = accepted + duplicates + rejected, per file (accepted and
--- duplicates are counted in int_event_occurrences, lines and rejects in stg_log_lines: separate
--- models that must agree), every valid line is an occurrence, and every rejected line is listed
--- in fct_rejected_lines. Returns the files that break it.
+-- physical = read + blank and read = accepted + duplicates + other events + rejected, per file
+-- (accepted and duplicates are counted in int_event_occurrences, lines, other events and rejects
+-- in stg_log_lines: separate models that must agree), every valid line of a runlens type is an
+-- occurrence, every other event is in fct_other_events and every rejected line is listed in
+-- fct_rejected_lines. Returns the files that break it.
 with
 
 quality as (
@@ -12,8 +13,8 @@ quality as (
 line_counts as (
     select
         file_path,
-        count(*) filter (where not is_blank and reject_reason is null) as valid,
-        count(*) filter (where run_id is not null) as with_run_id
+        count(*) filter (where not is_blank and reject_reason is null and not is_other_event) as valid,
+        count(*) filter (where run_id is not null and not is_other_event) as with_run_id
     from {{ ref('stg_log_lines') }}
     where line_number > 0
     group by file_path
@@ -25,6 +26,14 @@ rejected_lines as (
         count(*) as rejected
     from {{ ref('fct_rejected_lines') }}
     group by file_path
+),
+
+other_events as (
+    select
+        file_path,
+        count(*) as other_events
+    from {{ ref('fct_other_events') }}
+    group by file_path
 )
 
 select
@@ -33,13 +42,16 @@ select
     quality.lines_read,
     quality.accepted,
     quality.duplicates,
+    quality.other_events,
     quality.rejected
 from quality
 left join line_counts on quality.file_path = line_counts.file_path
 left join rejected_lines on quality.file_path = rejected_lines.file_path
+left join other_events on quality.file_path = other_events.file_path
 where
     quality.physical_lines != quality.lines_read + quality.blank_lines
-    or quality.lines_read != quality.accepted + quality.duplicates + quality.rejected
+    or quality.lines_read != quality.accepted + quality.duplicates + quality.other_events + quality.rejected
     or quality.accepted + quality.duplicates != coalesce(line_counts.valid, 0)
     or coalesce(line_counts.valid, 0) != coalesce(line_counts.with_run_id, 0)
     or quality.rejected != coalesce(rejected_lines.rejected, 0)
+    or quality.other_events != coalesce(other_events.other_events, 0)

@@ -1,7 +1,8 @@
 -- depends_on: {{ ref('int_run_versions') }}
--- Every valid line with its occurrence number among exact duplicates: lines with the same
--- run_id, event, ts (as UTC), step and epoch are one event; the first by file path and line
--- number is occurrence 1, the accepted one (input_contract.md, "Where every line ends up").
+-- Every valid line of a runlens event type (other events stay out) with its occurrence number
+-- among exact duplicates: lines with the same run_id, event, ts (as UTC), step and epoch are one
+-- event; the first by file path and line number is occurrence 1, the accepted one
+-- (input_contract.md, "Where every line ends up").
 -- Almost every event has one line, so the lines are counted per event first (a hash
 -- aggregate) and only the events with copies are numbered by a window (a sort).
 -- Incremental by run (macros/run_versions.sql). Grain: one row per valid line.
@@ -35,7 +36,7 @@ valid_lines as (
         is_approximate,
         approximation
     from {{ ref('stg_log_lines') }}
-    where run_id is not null and {{ runlens.is_run_to_compute('run_id') }}
+    where run_id is not null and not is_other_event and {{ runlens.is_run_to_compute('run_id') }}
 ),
 
 event_copies as (

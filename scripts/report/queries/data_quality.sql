@@ -7,5 +7,6 @@ select
     coalesce(sum(lines_read), 0) as lines_read,
     coalesce(sum(accepted), 0) as accepted,
     coalesce(sum(duplicates), 0) as duplicates,
+    coalesce(sum(other_events), 0) as other_events,
     coalesce(sum(rejected), 0) as rejected
 from agg_file_data_quality
