@@ -16,8 +16,8 @@ export DBT_SEND_ANONYMOUS_USAGE_STATS := false
 sample: build
 	$(BIN)/python scripts/render_report.py
 
+# scripts/build.py checks the raw folder before dbt starts: a mistake is one line and exit 2
 build: $(VENV)/.installed-runtime
-	@test -d "$${RUNLENS_RAW_DIR:-data/sample}" || { echo "runlens: raw log folder $${RUNLENS_RAW_DIR:-data/sample} does not exist: set RUNLENS_RAW_DIR to a folder of *.jsonl logs" >&2; exit 2; }
 	$(BIN)/python scripts/build.py
 
 # Import existing TensorBoard / MLflow / text logs into imported/ (the contract's JSONL), build the

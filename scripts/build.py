@@ -12,6 +12,11 @@ rename. So a report or an ad-hoc query during a build reads the previous build's
 consistent; a build killed at any moment leaves the previous database untouched (the next build
 removes the stale copy and starts again); and a second build started while one runs stops at once
 with a one-line message naming the lock file, instead of corrupting anything.
+
+Before dbt starts, the raw folder dbt is handed (RUNLENS_RAW_DIR, a relative one taken from the
+repo folder; default data/sample) is checked as the build's own listing checks it
+(raw_logs/listing.py): a path that does not exist, is a file or cannot be read stops the build
+with one line (exit 2). A folder with no logs builds empty marts and says so in one line.
 """
 
 from __future__ import annotations
@@ -23,6 +28,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from raw_logs.listing import DEFAULT_RAW_DIR, RawFolderError, has_log_files, no_logs_note  # noqa: E402
+
 REPO = Path(__file__).resolve().parent.parent
 # A refresh builds and tests the data; dbt's unit tests check the SQL against fixed inputs, so they
 # run in development and CI (make test), not on every refresh (as dbt's documentation advises).
@@ -31,6 +40,11 @@ REFRESH = ("build", "--exclude-resource-type", "unit_test")
 
 def database_path() -> Path:
     return Path(os.environ.get("RUNLENS_DB", REPO / "runlens.duckdb")).resolve()
+
+
+def raw_folder() -> Path:
+    """The raw folder dbt is handed: RUNLENS_RAW_DIR (a relative path from the repo folder), else the sample."""
+    return REPO / (os.environ.get("RUNLENS_RAW_DIR") or DEFAULT_RAW_DIR)
 
 
 def fsync_directory(folder: Path) -> None:
@@ -42,6 +56,12 @@ def fsync_directory(folder: Path) -> None:
 
 
 def build(dbt_args: list[str]) -> int:
+    raw = raw_folder()
+    try:
+        has_logs = has_log_files(str(raw))
+    except RawFolderError as error:
+        print(f"runlens: {error}", file=sys.stderr)
+        return 2
     database = database_path()
     building = database.with_name(database.name + ".next")
     lock_path = database.with_name(database.name + ".lock")
@@ -62,10 +82,8 @@ def build(dbt_args: list[str]) -> int:
         # dbt runs beside the database and opens the copy by its file name, so the rendered
         # profile is the same for every build of a database of that name: dbt then reuses its
         # parse of the project instead of parsing it all again
-        environment = {**os.environ, "RUNLENS_DB": building.name}
+        environment = {**os.environ, "RUNLENS_DB": building.name, "RUNLENS_RAW_DIR": str(raw)}
         environment.setdefault("DBT_PROFILES_DIR", str(REPO))
-        if not Path(environment.get("RUNLENS_RAW_DIR", "data/sample")).is_absolute():
-            environment["RUNLENS_RAW_DIR"] = str(REPO / environment.get("RUNLENS_RAW_DIR", "data/sample"))
         command = [str(dbt), *REFRESH, "--project-dir", str(REPO), *dbt_args]
         result = subprocess.run(command, cwd=database.parent, env=environment, check=False)
         if result.returncode != 0:
@@ -76,6 +94,8 @@ def build(dbt_args: list[str]) -> int:
             os.fsync(handle.fileno())
         os.replace(building, database)
         fsync_directory(database.parent)
+    if not has_logs:
+        print(f"runlens: {no_logs_note(str(raw))}", file=sys.stderr)
     return 0
 
 

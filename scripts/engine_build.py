@@ -22,6 +22,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from engines.connections import postgres_connection, postgres_settings  # noqa: E402
 from engines.raw_loader import load  # noqa: E402
+from plural import plural  # noqa: E402
+from raw_logs.listing import check_raw_dir  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 ENGINES = ("postgres", "spark")
@@ -32,16 +34,10 @@ def raw_dir() -> str:
 
 
 def load_postgres() -> int:
-    folder = raw_dir()
-    if not os.path.isdir(folder):
-        print(
-            f"runlens: raw log folder {folder} does not exist: set RUNLENS_RAW_DIR to a folder of *.jsonl logs",
-            file=sys.stderr,
-        )
-        return 2
     try:
+        folder = check_raw_dir(raw_dir())
         settings = postgres_settings()
-    except ValueError as error:
+    except ValueError as error:  # RawFolderError or a setting: one line that says what to do
         print(f"runlens: {error}", file=sys.stderr)
         return 2
     connection = postgres_connection(settings)
@@ -53,8 +49,8 @@ def load_postgres() -> int:
     finally:
         connection.close()
     print(
-        f"runlens: {summary.files} raw files in {raw_schema}: {summary.loaded_files} loaded "
-        f"({summary.loaded_lines} lines), {summary.removed_files} removed, "
+        f"runlens: {plural(summary.files, 'raw file')} in {raw_schema}: {summary.loaded_files} loaded "
+        f"({plural(summary.loaded_lines, 'line')}), {summary.removed_files} removed, "
         f"{summary.files - summary.loaded_files} unchanged",
         file=sys.stderr,
     )

@@ -11,6 +11,10 @@ listed in `RAW_DIR/_import_rejects.jsonl`. Then build the marts over RAW_DIR as 
     RUNLENS_RAW_DIR=RAW_DIR make sample
 
 TensorBoard needs the importer extra: `pip install -r requirements-importers.txt`.
+
+Exit status: 0 when runs or rejects were written; 1 when the PATHs hold nothing to import (one
+line says what it looks for; nothing is written) or no run came out of what they hold; 2 on a
+mistake (a PATH that does not exist or cannot be read, an --out that is a file), said in one line.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from importers.common import Options  # noqa: E402
+from importers.inputs import InputError, NothingToImport, check_inputs, nothing_to_import  # noqa: E402
 from importers.progress import Progress  # noqa: E402
 from importers.runner import FORMATS, discover, run_import  # noqa: E402
 from importers.scalars import DEFAULT_EVAL_PATTERN  # noqa: E402
@@ -116,12 +121,17 @@ def options_from(args: argparse.Namespace, parser: argparse.ArgumentParser) -> O
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    missing = [str(p) for p in args.paths if not p.exists()]
-    if missing:
-        parser.error(f"no such file or folder: {', '.join(missing)}")
     options = options_from(args, parser)
+    try:
+        check_inputs(args.paths, args.out)
+    except InputError as error:
+        print(f"runlens: {error}", file=sys.stderr)
+        return 2
     if args.dry_run:
         plan = discover(args.paths, args.format, options)
+        if not plan.sources:
+            print(f"runlens: {nothing_to_import(args.paths, args.format, plan.notes)}", file=sys.stderr)
+            return 1
         for source in plan.sources:
             print(f"{source.kind}\t{source.path}")
         for note in plan.notes:
@@ -129,8 +139,11 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     try:
         outcome, line = run_import(args.paths, args.out, args.format, options, Progress(0, quiet=args.quiet))
+    except NothingToImport as error:
+        print(f"runlens: {error}", file=sys.stderr)
+        return 1
     except RuntimeError as error:
-        print(f"import_logs: {error}", file=sys.stderr)
+        print(f"runlens: {error}", file=sys.stderr)
         return 2
     print(line, file=sys.stderr)
     return 0 if outcome.runs or outcome.rejects else 1

@@ -31,6 +31,7 @@ from engines.parity import (  # noqa: E402
     read_postgres,
     read_spark,
 )
+from plural import plural  # noqa: E402
 
 ENGINES = "duckdb:PATH, postgres:SCHEMA or spark:WAREHOUSE_DIR:SCHEMA"
 
@@ -81,9 +82,10 @@ def main(argv: list[str] | None = None) -> int:
         for difference in differences[: args.max_lines]:
             print(difference)
         if len(differences) > args.max_lines:
-            print(f"... and {len(differences) - args.max_lines} more differences")
+            print(f"... and {plural(len(differences) - args.max_lines, 'more difference')}")
         rows = sum(len(rows) for rows in tables.values())
-        print(f"parity: {name} vs {reference_name}: {len(tables)} marts, {rows} rows, {len(differences)} differences")
+        counts = f"{plural(len(tables), 'mart')}, {plural(rows, 'row')}, {plural(len(differences), 'difference')}"
+        print(f"parity: {name} vs {reference_name}: {counts}")
         total += len(differences)
     return 1 if total else 0
 

@@ -4,8 +4,9 @@
 
 Reads only the marts of the DuckDB file (default: $RUNLENS_DB, else runlens.duckdb in the repo)
 and writes <out>/<collection-slug>/profile.md (with its chart) for every collection, plus
-<out>/index.md. A mistake (no database, an unbuilt one, an unknown collection) prints one line
-and exits 2.
+<out>/index.md; marts with no run get an index all the same, which says so and how to point the
+build at logs (`RUNLENS_RAW_DIR=<folder> make sample`). A mistake (no database, an unbuilt one, an
+unknown collection) prints one line and exits 2.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from plural import plural  # noqa: E402
 from report.render import ReportError, render_reports  # noqa: E402
 
 
@@ -36,7 +38,7 @@ def main(argv: list[str] | None = None) -> int:
     except ReportError as error:
         print(f"runlens: {error}", file=sys.stderr)
         return 2
-    print(f"runlens: wrote {len(written)} pages under {args.out}")
+    print(f"runlens: wrote {plural(len(written), 'page')} under {args.out}")
     return 0
 
 

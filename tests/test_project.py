@@ -1,13 +1,13 @@
-"""The dbt project as a whole: documented, deterministic, clear about user mistakes, and its JSON
-Schema agrees with what the pipeline accepts."""
+"""The dbt project as a whole: documented, deterministic, and its JSON Schema agrees with what the
+pipeline accepts. (Its one-line errors on user mistakes: tests/test_first_errors.py.)"""
 
 import gzip
 import json
 
 import duckdb
 import jsonschema
-from conftest import FAULTY, FAULTY_PROJECT, SAMPLE_PROJECT, Built, copy_database
-from pipeline import DATABASE, REFRESH, REPO, build, project_copies, run_dbt
+from conftest import FAULTY, FAULTY_PROJECT, Built, copy_database
+from pipeline import DATABASE, REPO, build, project_copies, run_dbt
 from prebuilt import Prebuilds, prebuilt
 
 SCHEMA = json.loads((REPO / "models" / "staging" / "runlens_event.schema.json").read_text())
@@ -55,19 +55,6 @@ def test_building_twice_gives_identical_tables(faulty_build, faulty_built_again)
         with duckdb.connect(str(built.database), read_only=True) as connection:
             snapshots.append({t: connection.sql(f"select * from {t} order by all").fetchall() for t in tables})
     assert snapshots[0] == snapshots[1]
-
-
-@prebuilt()
-def missing_folder_build(builds: Prebuilds):
-    """A build over a raw folder that does not exist."""
-    folder = builds.mktemp("missing")
-    return run_dbt(SAMPLE_PROJECT, folder / "no-such-folder", folder / DATABASE, *REFRESH)
-
-
-def test_missing_raw_folder_says_what_to_do(missing_folder_build):
-    result = missing_folder_build
-    assert result.returncode != 0
-    assert "set RUNLENS_RAW_DIR to a folder of *.jsonl logs" in result.stdout
 
 
 def test_other_files_in_the_raw_folder_are_ignored(faulty_build, faulty_db):

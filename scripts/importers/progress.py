@@ -7,6 +7,8 @@ import time
 from collections import Counter
 from typing import TextIO
 
+from plural import plural
+
 
 class Progress:
     """Prints `files 3/10, runs 2` at most every `every` seconds (and always the last one).
@@ -59,15 +61,15 @@ def summary(
     events = sum(len(run.events) for run in runs)
     approximate = sum(run.approximate_count for run in runs)
     formats = ", ".join(f"{name} {count}" for name, count in sorted(by_format.items()))
-    text = f"imported {len(runs)} run{'s' if len(runs) != 1 else ''}"
+    text = f"imported {plural(len(runs), 'run')}"
     text += f" ({formats})" if formats else ""
-    text += f" from {files} file{'s' if files != 1 else ''} into {out}: {events} events, {approximate} approximate"
+    text += f" from {plural(files, 'file')} into {out}: {plural(events, 'event')}, {approximate} approximate"
     if rejects:
         reasons = Counter(r.reason for r in rejects)
         listed = ", ".join(f"{name} {count}" for name, count in sorted(reasons.items()))
-        text += f"; {len(rejects)} reject{'s' if len(rejects) != 1 else ''} ({listed}) in {rejects_path}"
+        text += f"; {plural(len(rejects), 'reject')} ({listed}) in {rejects_path}"
     else:
         text += "; no rejects"
     if notes:
-        text += f"; {notes} note{'s' if notes != 1 else ''} " + ("(hidden by --quiet)" if quiet else "above")
+        text += f"; {plural(notes, 'note')} " + ("(hidden by --quiet)" if quiet else "above")
     return text

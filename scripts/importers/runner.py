@@ -8,6 +8,7 @@ from pathlib import Path
 
 from . import mlflow_files, mlflow_runs, mlflow_sqlite, text_log
 from .common import Options, Outcome, Reject, display_path, write_rejects, write_run
+from .inputs import nothing_to_import
 from .progress import Progress, summary
 
 FORMATS = ("auto", "tensorboard", "mlflow", "text")
@@ -144,7 +145,8 @@ def _unique_ids(outcome: Outcome) -> None:
 def run_import(
     paths: list[Path], out: Path, fmt: str = "auto", options: Options | None = None, progress: Progress | None = None
 ) -> tuple[Outcome, str]:
-    """Import every source below paths into out; returns what was imported and the summary line."""
+    """Import every source below paths into out; returns what was imported and the summary line.
+    Raises NothingToImport (writing nothing) when the paths hold no source."""
     options = options or Options()
     if fmt in ("auto", "tensorboard") and not _tensorboard_available():
         if fmt == "tensorboard":
@@ -158,6 +160,8 @@ def run_import(
         plan.notes.append(fmt_note)
     else:
         plan = discover(paths, fmt, options)
+    if not plan.sources:
+        raise nothing_to_import(paths, fmt, plan.notes)
     progress = progress or Progress(plan.file_count)
     progress.total = plan.file_count
     total = Outcome(notes=list(plan.notes))
@@ -176,8 +180,6 @@ def run_import(
             progress.note(note)
         total.extend(outcome)
         progress.advance(source.file_count, len(outcome.runs))
-    if not plan.sources:
-        progress.advance(0, 0)
     total.rejects = list(dict.fromkeys(total.rejects))  # an experiment's reject comes with each run
     _unique_ids(total)
     out.mkdir(parents=True, exist_ok=True)

@@ -12,8 +12,10 @@ On every DuckDB connection dbt opens, it registers:
   (handover.py); returns one struct per chunk. stg_log_lines' pre-hook calls it with the files it
   has to read, and its post-hook calls `runlens_remove_staged_log_texts(text_paths)`.
 
-The listing raises on a user mistake (a raw folder that does not exist) with one line that says
-what to do.
+The listing raises RawFolderError on a user mistake (a raw folder that does not exist, is a file
+or cannot be read) with one line that says what to do. DuckDB and then dbt put their own words
+before a function's error, so the plugin puts that line, prefixed `runlens: ` as scripts/build.py
+prints it, on a line of its own in the error dbt shows for stg_log_lines.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ import duckdb
 from dbt.adapters.duckdb.plugins import BasePlugin
 
 from raw_logs.handover import remove_staged_texts, stage_texts
-from raw_logs.listing import list_log_files, raw_dir
+from raw_logs.listing import RawFolderError, list_log_files, raw_dir
 
 LOG_FILE_TYPE = duckdb.struct_type(
     {
@@ -49,7 +51,10 @@ STAGED_CHUNK_TYPE = duckdb.struct_type(
 
 
 def log_files() -> list[dict]:
-    return [log_file._asdict() for log_file in list_log_files(raw_dir())]
+    try:
+        return [log_file._asdict() for log_file in list_log_files(raw_dir())]
+    except RawFolderError as error:
+        raise RawFolderError(f"\nrunlens: {error}") from None
 
 
 def staged_log_texts(files: list[dict] | None) -> list[dict]:

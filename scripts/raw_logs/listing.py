@@ -4,11 +4,17 @@ A log file ends in `.jsonl` or `.jsonl.gz`; names starting with `_` or `.` are n
 anything below a folder so named (the importer's `_import_rejects.jsonl`, editors' and writers'
 hidden temporary files); symlinked folders are not followed. A file's identity for incremental
 loading is `<size>:<mtime in ns>`: a build reads a file again exactly when it changes.
+
+The raw folder itself is checked here, and only here (scripts/build.py before dbt starts, the
+dbt-duckdb plugin when a build lists it, the PostgreSQL loader): a path that does not exist, is no
+folder or cannot be read raises RawFolderError, whose message is one line that says what to do. A
+folder with no logs in it is no error: the build makes empty marts (no_logs_note says so).
 """
 
 from __future__ import annotations
 
 import datetime
+import errno
 import os
 import stat as stat_mode
 from typing import NamedTuple
@@ -18,6 +24,11 @@ LOG_SUFFIXES = (".jsonl", ".jsonl.gz")
 IGNORED_PREFIXES = ("_", ".")
 UNSTATABLE = "unreadable"
 NOT_A_REGULAR_FILE = "not_a_regular_file"
+WHAT_TO_DO = "RUNLENS_RAW_DIR to a folder of *.jsonl logs"
+
+
+class RawFolderError(ValueError):
+    """The raw folder cannot be read as a folder of logs; the message is one line that says what to do."""
 
 
 class LogFile(NamedTuple):
@@ -38,8 +49,34 @@ def is_log_name(name: str) -> bool:
     return not name.startswith(IGNORED_PREFIXES)
 
 
+def check_raw_dir(raw_dir: str) -> str:
+    """The raw folder's absolute path; raises RawFolderError when it is missing, no folder or unreadable."""
+    raw_dir = os.path.abspath(raw_dir)
+    if not os.path.exists(raw_dir):
+        raise RawFolderError(f"raw log folder {raw_dir} does not exist: set {WHAT_TO_DO}")
+    if os.path.isfile(raw_dir):
+        raise RawFolderError(f"raw log folder {raw_dir} is a file, not a folder: set {WHAT_TO_DO}, not to one file")
+    if not os.path.isdir(raw_dir):
+        raise RawFolderError(f"raw log folder {raw_dir} is not a folder: set {WHAT_TO_DO}")
+    try:
+        with os.scandir(raw_dir):  # a folder that cannot be listed
+            pass
+        if not os.access(raw_dir, os.X_OK):  # ... or whose files cannot be opened
+            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), raw_dir)
+    except OSError as error:
+        raise unreadable(raw_dir, error) from None
+    return raw_dir
+
+
+def unreadable(raw_dir: str, error: OSError) -> RawFolderError:
+    reason = (error.strerror or str(error)).lower()
+    return RawFolderError(
+        f"raw log folder {raw_dir} cannot be read ({reason}): let this user read it, or set {WHAT_TO_DO}"
+    )
+
+
 def find_log_paths(raw_dir: str):
-    """Yield the absolute paths of log files below raw_dir in a stable order."""
+    """Yield the absolute paths of log files below raw_dir (absolute) in a stable order."""
     walk_errors = []
     for root, dirs, files in os.walk(raw_dir, onerror=walk_errors.append):
         dirs[:] = sorted(name for name in dirs if is_log_name(name))
@@ -48,7 +85,18 @@ def find_log_paths(raw_dir: str):
                 yield os.path.join(root, name)
     for error in walk_errors:
         if os.path.abspath(error.filename) == raw_dir:
-            raise error
+            raise unreadable(raw_dir, error)
+
+
+def has_log_files(raw_dir: str) -> bool:
+    """Whether any log file lies below the raw folder (checked as check_raw_dir does); stops at the first."""
+    return next(find_log_paths(check_raw_dir(raw_dir)), None) is not None
+
+
+def no_logs_note(raw_dir: str) -> str:
+    """The one line that says a build found no logs and made empty marts."""
+    suffixes = ", ".join(f"*{suffix}" for suffix in LOG_SUFFIXES)
+    return f"no logs ({suffixes}) found below {os.path.abspath(raw_dir)}; the marts are empty"
 
 
 def describe(raw_dir: str, path: str) -> LogFile:
@@ -65,10 +113,6 @@ def describe(raw_dir: str, path: str) -> LogFile:
 
 
 def list_log_files(raw_dir: str) -> list[LogFile]:
-    """Every log file below raw_dir; raises FileNotFoundError with what to do when it is no folder."""
-    raw_dir = os.path.abspath(raw_dir)
-    if not os.path.isdir(raw_dir):
-        raise FileNotFoundError(
-            f"raw log folder {raw_dir} does not exist: set RUNLENS_RAW_DIR to a folder of *.jsonl logs"
-        )
+    """Every log file below raw_dir; raises RawFolderError (check_raw_dir) when that is no readable folder."""
+    raw_dir = check_raw_dir(raw_dir)
     return [describe(raw_dir, path) for path in find_log_paths(raw_dir)]

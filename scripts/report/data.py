@@ -223,6 +223,11 @@ def load_collections(connection) -> list[CollectionSummary]:
     return fetch(connection, "collections", CollectionSummary)
 
 
+def load_data_quality(connection) -> DataQuality:
+    """What the load read, over every file of the raw folder (one row, also when it read none)."""
+    return fetch(connection, "data_quality", DataQuality)[0]
+
+
 def load_profile(connection, collection: str) -> CollectionProfile:
     """Every figure of one collection's profile."""
     snapshot = fetch_one(connection, "snapshot", Snapshot, collection=collection)
@@ -238,7 +243,7 @@ def load_profile(connection, collection: str) -> CollectionProfile:
         config_differences=fetch(connection, "config_differences", ConfigDifference, collection=collection),
         task_comparisons=fetch(connection, "task_comparison", TaskComparison, collection=collection),
         profile_sections=fetch(connection, "profile_sections", ProfileSection, collection=collection),
-        data_quality=fetch_one(connection, "data_quality", DataQuality),
+        data_quality=load_data_quality(connection),
         reject_reasons=fetch(connection, "reject_reasons", RejectReason),
         other_events=fetch(connection, "other_events", OtherEventType),
         likely_typos=fetch(connection, "likely_typos", LikelyTypo),

@@ -1,7 +1,9 @@
 """Render every collection's profile and the index from the marts into a folder of Markdown.
 
 Gather (report.data) -> decide sentences (report.rules) -> lay out (templates/, StrictUndefined)
--> write atomically (report.files). Nothing here computes a figure.
+-> write atomically (report.files). Nothing here computes a figure. Marts that hold no run (a build
+of a folder with no logs) still get an index: it says so, names the database it read and how to
+point the build at logs.
 """
 
 from __future__ import annotations
@@ -12,10 +14,11 @@ from pathlib import Path
 
 import duckdb
 import jinja2
+from plural import noun
 
 from report import rules
 from report.chart import mean_wall_by_task_png
-from report.data import CollectionSummary, load_collections, load_profile
+from report.data import CollectionSummary, load_collections, load_data_quality, load_profile
 from report.files import safe_path, write_atomic
 from report.markdown import (
     escape_code,
@@ -92,6 +95,7 @@ def environment() -> jinja2.Environment:
         code=escape_code,
         link=link,
         count=fmt_count,
+        noun=noun,
         hours=fmt_hours,
         minutes=fmt_minutes,
         percent=fmt_percent,
@@ -148,8 +152,10 @@ def render_reports(db_path: Path, out_dir: Path, collection: str | None = None) 
         ]
         if collection is None:
             entries = [IndexEntry(summary, f"{slugs[summary.collection]}/profile.md") for summary in summaries]
+            no_runs = None if entries else rules.no_runs(load_data_quality(connection))
+            page = env.get_template("index.md.j2").render(entries=entries, no_runs=no_runs, database=str(db_path))
             index = out_dir / "index.md"
-            write_atomic(index, env.get_template("index.md.j2").render(entries=entries))
+            write_atomic(index, page)
             written.append(index)
         return written
     finally:

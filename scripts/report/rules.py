@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from report.data import CollectionProfile
+from report.data import CollectionProfile, DataQuality
 
 # Coarse split: the part of wall time before the final epoch end that counts as "most of it".
 PRE_TAIL_MAJORITY_PERCENT = 75.0
@@ -166,4 +166,15 @@ def evaluate(profile: CollectionProfile) -> Findings:
         comparison_size=comparison_size(profile),
         dominant_section=dominant_section(profile),
         limits=limits(profile),
+    )
+
+
+def no_runs(data_quality: DataQuality) -> Finding:
+    """Why the index lists no collection: the build read no log file, or none of the files it read
+    gave a run."""
+    if data_quality.files == 0:
+        return Finding("no_log_files")
+    return Finding(
+        "no_runs_in_log_files",
+        {"files": data_quality.files, "accepted": data_quality.accepted, "rejected": data_quality.rejected},
     )

@@ -1,0 +1,273 @@
+"""What a new user meets first (issue 17): each first mistake is one line, prefixed `runlens: `,
+that says what to do, with a non-zero exit where nothing can be built and no traceback; a raw
+folder with no logs is no mistake: it builds empty marts, and the report's index says so.
+
+The scripts run as the user runs them, in subprocesses. The raw folder's mistakes stop
+scripts/build.py before dbt starts, so they cost no build; one plain `dbt build --select
+stg_log_lines` shows the same line inside dbt's error, and one build of an empty folder runs in
+the background (@prebuilt). As root, a folder's permissions bind only a process without root's
+two file-access capabilities: the unreadable cases run their script without them.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import duckdb
+import pytest
+from conftest import SAMPLE_PROJECT
+from pipeline import DATABASE, REPO, copy_project, run_dbt
+from plural import plural
+from prebuilt import Prebuilds, prebuilt
+from raw_logs import duckdb_plugin
+from raw_logs.listing import RawFolderError
+from report import rules
+from report.data import DataQuality
+
+SCRIPTS = REPO / "scripts"
+WHAT_TO_DO = "set RUNLENS_RAW_DIR to a folder of *.jsonl logs"
+PR_CAPBSET_DROP = 24  # prctl: drop a capability from the bounding set, which the next exec applies
+CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH = 1, 2
+
+
+def without_root_file_access() -> None:
+    """preexec_fn: the script runs bound by file permissions, even as root."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    for capability in (CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH):
+        libc.prctl(PR_CAPBSET_DROP, capability, 0, 0, 0)
+
+
+def run_script(script: str, *args, env: dict | None = None, cwd: Path | None = None, unprivileged: bool = False):
+    return subprocess.run(
+        [sys.executable, str(SCRIPTS / script), *map(str, args)],
+        env={**os.environ, **(env or {})},
+        cwd=cwd or REPO,
+        capture_output=True,
+        text=True,
+        check=False,
+        preexec_fn=without_root_file_access if unprivileged and os.geteuid() == 0 else None,
+    )
+
+
+def one_line(result: subprocess.CompletedProcess) -> str:
+    """The single line the script wrote on stderr (so no traceback), prefixed `runlens: `."""
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("runlens: "), lines[0]
+    return lines[0]
+
+
+@pytest.fixture
+def unreadable_folder(tmp_path):
+    """A folder (holding a log) that the scripts' processes cannot list."""
+    folder = tmp_path / "locked"
+    folder.mkdir()
+    (folder / "run.jsonl").write_text('{"run_id": "r", "event": "run_start", "ts": "2025-01-01T00:00:00Z"}\n')
+    folder.chmod(0)
+    listing = subprocess.run(
+        [sys.executable, "-c", f"import os; os.listdir({str(folder)!r})"],
+        capture_output=True,
+        text=True,
+        check=False,
+        preexec_fn=without_root_file_access if os.geteuid() == 0 else None,
+    )
+    if listing.returncode == 0:
+        folder.chmod(0o700)
+        pytest.skip("this machine lets the tests' processes read a folder whatever its permissions")
+    assert "PermissionError" in listing.stderr, listing.stderr
+    yield folder
+    folder.chmod(0o700)
+
+
+def build_env(raw, tmp_path: Path) -> dict:
+    return {"RUNLENS_RAW_DIR": str(raw), "RUNLENS_DB": str(tmp_path / "db" / DATABASE)}
+
+
+def assert_dbt_never_started(result: subprocess.CompletedProcess, tmp_path: Path) -> None:
+    assert result.returncode == 2 and result.stdout == ""  # dbt writes its log to stdout
+    assert not (tmp_path / "db").exists()  # not even the build's lock file
+
+
+# --------------------------------------------------------------------------------------------
+# scripts/build.py: the raw folder is checked before dbt starts
+
+
+def test_build_of_a_missing_folder_is_one_line(tmp_path):
+    """A relative RUNLENS_RAW_DIR is taken from the repo folder, wherever the build starts."""
+    result = run_script("build.py", env=build_env("no-such-logs", tmp_path), cwd=tmp_path)
+    assert one_line(result) == f"runlens: raw log folder {REPO / 'no-such-logs'} does not exist: {WHAT_TO_DO}"
+    assert_dbt_never_started(result, tmp_path)
+
+
+def test_build_of_a_file_is_one_line(tmp_path):
+    log = tmp_path / "run.jsonl"
+    log.write_text("{}\n")
+    result = run_script("build.py", env=build_env(log, tmp_path))
+    assert one_line(result) == f"runlens: raw log folder {log} is a file, not a folder: {WHAT_TO_DO}, not to one file"
+    assert_dbt_never_started(result, tmp_path)
+
+
+def test_build_of_an_unreadable_folder_is_one_line(unreadable_folder, tmp_path):
+    result = run_script("build.py", env=build_env(unreadable_folder, tmp_path), unprivileged=True)
+    assert one_line(result) == (
+        f"runlens: raw log folder {unreadable_folder} cannot be read (permission denied): "
+        f"let this user read it, or {WHAT_TO_DO}"
+    )
+    assert_dbt_never_started(result, tmp_path)
+
+
+def test_postgres_build_checks_the_folder_the_same_way(tmp_path):
+    """scripts/engine_build.py postgres loads the folder from this machine: the same check, before
+    any connection to a server."""
+    log = tmp_path / "run.jsonl"
+    log.write_text("{}\n")
+    result = run_script("engine_build.py", "postgres", env={"RUNLENS_RAW_DIR": str(log)})
+    assert one_line(result) == f"runlens: raw log folder {log} is a file, not a folder: {WHAT_TO_DO}, not to one file"
+    assert result.returncode == 2
+
+
+# --------------------------------------------------------------------------------------------
+# a plain `dbt build`: the plugin's listing raises, and dbt's error carries the same line
+
+
+def test_plugin_listing_raises_the_runlens_line_on_a_line_of_its_own(tmp_path, monkeypatch):
+    monkeypatch.setenv("RUNLENS_RAW_DIR", str(tmp_path / "nope"))
+    with pytest.raises(RawFolderError) as raised:
+        duckdb_plugin.log_files()
+    assert str(raised.value) == f"\nrunlens: raw log folder {tmp_path / 'nope'} does not exist: {WHAT_TO_DO}"
+
+
+@prebuilt()
+def plain_dbt_build_of_a_file(builds: Prebuilds):
+    """`dbt build --select stg_log_lines` (no scripts/build.py; its unit tests left out) over a file."""
+    root = builds.mktemp("plain_dbt")
+    log = root / "run.jsonl"
+    log.write_text("{}\n")
+    return log, run_dbt(
+        SAMPLE_PROJECT,
+        log,
+        root / "db" / DATABASE,
+        "build",
+        "--select",
+        "stg_log_lines",
+        "--exclude-resource-type",
+        "unit_test",
+    )
+
+
+def test_plain_dbt_build_of_a_file_shows_the_runlens_line(plain_dbt_build_of_a_file):
+    log, result = plain_dbt_build_of_a_file
+    assert result.returncode != 0
+    line = f"runlens: raw log folder {log} is a file, not a folder: {WHAT_TO_DO}, not to one file"
+    assert line in [text.strip() for text in result.stdout.splitlines()], result.stdout[-3000:]
+    assert "Traceback" not in result.stdout + result.stderr
+
+
+# --------------------------------------------------------------------------------------------
+# a folder with no logs: empty marts, a one-line note, an index that says no runs were found
+
+
+@prebuilt()
+def empty_folder_build(builds: Prebuilds):
+    """scripts/build.py over a folder with no logs in it (only a file that is not one), in a project
+    copy of this module's own (build.py opens runlens.duckdb.next: another profile than the other
+    tests' builds)."""
+    root = builds.mktemp("empty_folder")
+    project = copy_project(root / "project")
+    shutil.copy2(SCRIPTS / "build.py", project / "scripts" / "build.py")
+    raw = root / "raw"
+    raw.mkdir()
+    (raw / "notes.txt").write_text("not a log\n")
+    database = root / "db" / DATABASE
+    database.parent.mkdir()
+    env = {**os.environ, **build_env(raw, root), "DBT_PROFILES_DIR": str(project)}
+    result = subprocess.run(
+        [sys.executable, str(project / "scripts" / "build.py")],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return raw, database, result
+
+
+def test_empty_folder_builds_empty_marts_and_says_so(empty_folder_build):
+    raw, database, result = empty_folder_build
+    assert result.returncode == 0, result.stdout[-4000:]
+    assert one_line(result) == f"runlens: no logs (*.jsonl, *.jsonl.gz) found below {raw}; the marts are empty"
+    with duckdb.connect(str(database), read_only=True) as connection:
+        counts = [
+            connection.execute(f"select count(*) from {mart}").fetchone()[0] for mart in ("fct_runs", "fct_events")
+        ]
+    assert counts == [0, 0]
+
+
+def test_empty_marts_get_an_index_that_says_no_runs_were_found(empty_folder_build, tmp_path):
+    _raw, database, _result = empty_folder_build
+    result = run_script("render_report.py", "--db", database, "--out", tmp_path / "reports")
+    assert result.returncode == 0 and result.stderr == ""
+    assert result.stdout == f"runlens: wrote 1 page under {tmp_path / 'reports'}\n"
+    index = (tmp_path / "reports" / "index.md").read_text(encoding="utf-8")
+    assert "**No runs were found.**" in index and f"`{database}`" in index
+    assert "found no logs (`*.jsonl`, `*.jsonl.gz`)" in index
+    assert "RUNLENS_RAW_DIR=<folder> make sample" in index
+    assert "| collection |" not in index
+
+
+def test_the_index_says_why_it_lists_no_run():
+    """No log file read, or log files read that gave no run (figures quoted from the marts)."""
+    assert rules.no_runs(DataQuality(0, 0, 0, 0, 0, 0, 0, 0)) == rules.Finding("no_log_files")
+    assert rules.no_runs(DataQuality(2, 0, 5, 0, 5, 1, 0, 4)) == rules.Finding(
+        "no_runs_in_log_files", {"files": 2, "accepted": 1, "rejected": 4}
+    )
+
+
+def test_counts_in_messages_agree_with_their_nouns():
+    assert [plural(count, "page") for count in (0, 1, 3)] == ["0 pages", "1 page", "3 pages"]
+    assert plural(1, "match", "matches") == "1 match" and plural(2, "match", "matches") == "2 matches"
+
+
+# --------------------------------------------------------------------------------------------
+# scripts/import_logs.py
+
+
+def test_import_of_a_missing_path_is_one_line(tmp_path):
+    result = run_script("import_logs.py", tmp_path / "nope", "--out", tmp_path / "out")
+    assert one_line(result) == (
+        f"runlens: {tmp_path / 'nope'} does not exist: give a folder or file of training logs to import"
+    )
+    assert result.returncode == 2 and not (tmp_path / "out").exists()
+
+
+def test_import_into_a_file_is_one_line(tmp_path):
+    (tmp_path / "logs").mkdir()
+    (tmp_path / "out").write_text("")
+    result = run_script("import_logs.py", tmp_path / "logs", "--out", tmp_path / "out")
+    assert one_line(result) == (
+        f"runlens: --out {tmp_path / 'out'} is a file, not a folder: give a folder for the imported logs"
+    )
+    assert result.returncode == 2
+
+
+def test_import_of_an_unreadable_path_is_one_line(unreadable_folder, tmp_path):
+    result = run_script("import_logs.py", unreadable_folder, "--out", tmp_path / "out", unprivileged=True)
+    assert one_line(result) == (
+        f"runlens: cannot read {unreadable_folder} (permission denied): let this user read it, or import another path"
+    )
+    assert result.returncode == 2 and not (tmp_path / "out").exists()
+
+
+def test_import_of_nothing_importable_says_what_it_looks_for(tmp_path):
+    (tmp_path / "logs").mkdir()
+    (tmp_path / "logs" / "notes.txt").write_text("no timestamps, no checkpoints\n")
+    result = run_script("import_logs.py", tmp_path / "logs", "--out", tmp_path / "out")
+    line = one_line(result)
+    assert line.startswith(f"runlens: nothing to import found in {tmp_path / 'logs'}: it looks for ")
+    assert "TensorBoard event files" in line and "MLflow" in line and "text training logs" in line
+    assert result.returncode == 1 and not (tmp_path / "out").exists()
