@@ -6,10 +6,13 @@ tests/test_faulty_fixture.py."""
 
 from __future__ import annotations
 
+import json
+
 import duckdb
 import pytest
-from conftest import FAULTY_PROJECT, copy_database
-from pipeline import REFRESH, run_dbt
+from conftest import FAULTY_PROJECT, SAMPLE_PROJECT, copy_database
+from pipeline import REFRESH, build, run_dbt
+from report.render import render_reports
 
 
 def figures(database):
@@ -72,3 +75,44 @@ def test_a_wrong_alias_stops_the_build_with_one_line(faulty_build, tmp_path, ali
     result = run_dbt(FAULTY_PROJECT, faulty_build.raw, database, "parse", env={"RUNLENS_EVENT_ALIASES": aliases})
     assert result.returncode != 0
     assert message in result.stdout
+
+
+def test_a_chatty_log_builds_with_no_rejects_and_the_right_figures(tmp_path):
+    """A run with 11 markers and 2,100 metric and eval lines: no reject, the markers' figures, and a
+    report that names the other events without calling them rejects."""
+
+    def line(event, seconds, **fields):
+        minutes, second = divmod(seconds, 60)
+        hours, minute = divmod(minutes, 60)
+        ts = f"2025-01-01T{hours:02d}:{minute:02d}:{second:02d}Z"
+        return json.dumps({"run_id": "chatty", "event": event, "ts": ts, **fields})
+
+    lines = [line("run_start", 0, collection="chatty/c", task="t")]
+    lines += [line("checkpoint", 600 * k, step=100 * k) for k in range(1, 9)]  # 00:10 .. 01:20
+    lines += [line("epoch_end", 5100, epoch=1, step=800), line("run_end", 5400)]  # 01:25, 01:30
+    lines += [line("metric", 1 + 2 * i, step=i, loss=1 / (i + 1)) for i in range(2000)]
+    lines += [line("eval", 30 + 50 * i, accuracy=0.5) for i in range(100)]
+    raw = tmp_path / "raw"
+    raw.mkdir()
+    (raw / "chatty.jsonl").write_text("\n".join(lines) + "\n")
+    database = tmp_path / "db" / "runlens.duckdb"
+    build(SAMPLE_PROJECT, raw, database)
+
+    with duckdb.connect(str(database), read_only=True) as connection:
+        quality = connection.execute(
+            "select lines_read, accepted, duplicates, other_events, rejected from agg_file_data_quality"
+        ).fetchall()
+        run = connection.execute(
+            "select status, wall_seconds, pre_tail_seconds, tail_seconds, interval_count from fct_runs"
+        ).fetchall()
+        types = dict(connection.execute("select event_type, other_event_lines from agg_other_events").fetchall())
+    assert quality == [(2111, 11, 0, 2100, 0)]
+    # 00:00 -> 01:30 is 5400 s; the last epoch_end at 01:25 leaves a 300 s tail; 10 intervals
+    assert run == [("completed", 5400.0, 5100.0, 300.0, 10)]
+    assert types == {"metric": 2000, "eval": 100}
+
+    render_reports(database, tmp_path / "reports")
+    page = next((tmp_path / "reports").rglob("profile.md")).read_text()
+    assert "- other events, of types runlens does not use (kept in `fct_other_events`, not rejected): 2,100" in page
+    assert "(metric 2,000, eval 100)" in page
+    assert "- rejected lines: 0" in page and "were rejected" not in page  # no Limits line about rejects
