@@ -110,12 +110,13 @@ classified as {{ runlens.materialized_cte() }} (
             when coalesce(typed.run_id_kind, '') != 'string' or typed.run_id = '' then 'missing_run_id'
             when coalesce(typed.event_kind, '') != 'string' then 'missing_event'
             when typed.event_at is null then 'bad_ts'
-            when not {{ runlens.is_runlens_event_type('typed.event_type') }} then
-                -- an other event (no reject) unless its name is of no sensible form or a likely typo
-                case
-                    when not {{ runlens.is_sensible_event_name('typed.event_type') }} then 'unknown_event'
-                    when {{ runlens.resembled_event_type('typed.event_type') }} is not null then 'unknown_event'
-                end
+            -- another type: an other event (no reject) unless of no sensible form or a likely typo
+            when not {{ runlens.is_runlens_event_type('typed.event_type') }}
+                then
+                    case
+                        when not {{ runlens.is_sensible_event_name('typed.event_type') }} then 'unknown_event'
+                        when {{ runlens.resembled_event_type('typed.event_type') }} is not null then 'unknown_event'
+                    end
             when typed.event_type = 'checkpoint' and typed.step is null then 'missing_step'
             when
                 typed.event_type = 'run_start'
