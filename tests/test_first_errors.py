@@ -222,9 +222,12 @@ def test_empty_marts_get_an_index_that_says_no_runs_were_found(empty_folder_buil
 
 def test_the_index_says_why_it_lists_no_run():
     """No log file read, or log files read that gave no run (figures quoted from the marts)."""
-    assert rules.no_runs(DataQuality(0, 0, 0, 0, 0, 0, 0, 0)) == rules.Finding("no_log_files")
-    assert rules.no_runs(DataQuality(2, 0, 5, 0, 5, 1, 0, 4)) == rules.Finding(
-        "no_runs_in_log_files", {"files": 2, "accepted": 1, "rejected": 4}
+    nothing = {"unreadable_files": 0, "physical_lines": 0, "blank_lines": 0, "lines_read": 0, "duplicates": 0}
+    quality = DataQuality(files=0, accepted=0, other_events=0, rejected=0, **nothing)
+    assert rules.no_runs(quality) == rules.Finding("no_log_files")
+    quality = DataQuality(files=2, accepted=1, other_events=3, rejected=4, **{**nothing, "lines_read": 8})
+    assert rules.no_runs(quality) == rules.Finding(
+        "no_runs_in_log_files", {"files": 2, "accepted": 1, "other_events": 3, "rejected": 4}
     )
 
 

@@ -41,7 +41,17 @@ SNAPSHOT = Snapshot(
     mean_tail_share_percent=20.0,
     mean_pre_tail_share_percent=80.0,
 )
-QUALITY = DataQuality(1, 0, 10, 0, 10, 10, 0, 0)
+QUALITY = DataQuality(
+    files=1,
+    unreadable_files=0,
+    physical_lines=10,
+    blank_lines=0,
+    lines_read=10,
+    accepted=10,
+    duplicates=0,
+    other_events=0,
+    rejected=0,
+)
 
 
 def task(name: str, mean_hours: float, tail_share: float | None = 10.0, ratio: float | None = 1.0) -> TaskRuntime:
@@ -62,6 +72,8 @@ def profile(**changes) -> CollectionProfile:
         profile_sections=[],
         data_quality=QUALITY,
         reject_reasons=[],
+        other_events=[],
+        likely_typos=[],
         approximations=[],
     )
     return replace(base, **changes)

@@ -176,5 +176,10 @@ def no_runs(data_quality: DataQuality) -> Finding:
         return Finding("no_log_files")
     return Finding(
         "no_runs_in_log_files",
-        {"files": data_quality.files, "accepted": data_quality.accepted, "rejected": data_quality.rejected},
+        {
+            "files": data_quality.files,
+            "accepted": data_quality.accepted,
+            "other_events": data_quality.other_events,
+            "rejected": data_quality.rejected,
+        },
     )
