@@ -232,7 +232,7 @@ def test_cli_exit_status(copy_db, sample_db, sample_path):
     altered = run_cli("--reference", f"duckdb:{sample_path}", "--candidate", f"duckdb:{copy_db('altered', sql)}")
     assert altered.returncode == 1, altered.stdout + altered.stderr
     assert f"fct_runs [run_id={run_id}] wall_seconds" in altered.stdout
-    assert altered.stdout.strip().endswith(" 1 differences")
+    assert altered.stdout.strip().endswith(" 1 difference")
 
 
 def test_cli_user_mistakes_exit_2_with_one_line(tmp_path, sample_path):

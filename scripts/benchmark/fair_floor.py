@@ -209,9 +209,13 @@ select
         when event_type not in ('run_start', 'checkpoint', 'epoch_end', 'run_end', 'profile') then case
             when not regexp_full_match(event_type, '[A-Za-z][A-Za-z0-9_.:/-]{{0,63}}') then 'unknown_event'
             when list_min(list_transform(
-                [['runstart', 2], ['checkpoint', 2], ['epochend', 2], ['runend', 1], ['profile', 1]],
-                lambda known: levenshtein(lower(regexp_replace(event_type, '[^A-Za-z0-9]', '', 'g')), known[1])
-                    - known[2]::int
+                [
+                    {{'name': 'runstart', 'distance': 2}}, {{'name': 'checkpoint', 'distance': 2}},
+                    {{'name': 'epochend', 'distance': 2}}, {{'name': 'runend', 'distance': 1}},
+                    {{'name': 'profile', 'distance': 1}}
+                ],
+                lambda known: levenshtein(lower(regexp_replace(event_type, '[^A-Za-z0-9]', '', 'g')), known.name)
+                    - known.distance
             )) <= 0 then 'unknown_event'
         end
         when event_type = 'checkpoint' and step_number is null then 'missing_step'
