@@ -13,21 +13,22 @@
     {% if is_incremental() -%}
         delete from {{ this }}
         where file_path in (
+            -- an anti-join, not a correlated NOT EXISTS: DuckDB would list the folder (the
+            -- plugin's function) once per file read before
+            select read_files.file_path
+            from {{ this }} as read_files
+            left join {{ source('runlens_logs', 'log_files') }} as log_files
+                on
+                    read_files.file_path = log_files.file_path
+                    and read_files.file_fingerprint = log_files.file_fingerprint
+            where read_files.line_number = 0 and log_files.file_path is null
+            union all
+            -- read with other event aliases: every line's type may differ now
             select read_files.file_path
             from {{ this }} as read_files
             where
                 read_files.line_number = 0
-                and (
-                    -- read with other event aliases: every line's type may differ now
-                    coalesce(read_files.event_aliases, '') != {{ runlens.string_literal(runlens.event_aliases_text()) }}
-                    or not exists (
-                        select 1
-                        from {{ source('runlens_logs', 'log_files') }} as log_files
-                        where
-                            log_files.file_path = read_files.file_path
-                            and log_files.file_fingerprint = read_files.file_fingerprint
-                    )
-                )
+                and coalesce(read_files.event_aliases, '') != {{ runlens.string_literal(runlens.event_aliases_text()) }}
         )
     {%- endif %}
 {%- endmacro %}
