@@ -16,7 +16,8 @@ with a one-line message naming the lock file, instead of corrupting anything.
 Before dbt starts, the raw folder dbt is handed (RUNLENS_RAW_DIR, a relative one taken from the
 repo folder; default data/sample) is checked as the build's own listing checks it
 (raw_logs/listing.py): a path that does not exist, is a file or cannot be read stops the build
-with one line (exit 2). A folder with no logs builds empty marts and says so in one line.
+with one line (exit 2), as does a RUNLENS_AS_OF that is no time (raw_logs/as_of.py). A folder
+with no logs builds empty marts and says so in one line.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from raw_logs.as_of import AsOfError, pinned_as_of  # noqa: E402
 from raw_logs.listing import DEFAULT_RAW_DIR, RawFolderError, has_log_files, no_logs_note  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
@@ -59,10 +61,18 @@ def build(dbt_args: list[str]) -> int:
     raw = raw_folder()
     try:
         has_logs = has_log_files(str(raw))
-    except RawFolderError as error:
+        pinned_as_of()
+    except (RawFolderError, AsOfError) as error:
         print(f"runlens: {error}", file=sys.stderr)
         return 2
     database = database_path()
+    if not database.parent.is_dir():
+        print(
+            f"runlens: the folder of the database {database} does not exist: create it, or set RUNLENS_DB "
+            "to a path in a folder that exists",
+            file=sys.stderr,
+        )
+        return 2
     building = database.with_name(database.name + ".next")
     lock_path = database.with_name(database.name + ".lock")
     with open(lock_path, "a") as lock:

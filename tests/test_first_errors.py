@@ -16,6 +16,7 @@ import os
 import shutil
 import subprocess
 import sys
+from datetime import datetime
 from pathlib import Path
 
 import duckdb
@@ -25,6 +26,7 @@ from pipeline import DATABASE, REPO, copy_project, run_dbt
 from plural import plural
 from prebuilt import Prebuilds, prebuilt
 from raw_logs import duckdb_plugin
+from raw_logs.as_of import AsOfError, parse_as_of
 from raw_logs.listing import RawFolderError
 from report import rules
 from report.data import DataQuality
@@ -121,6 +123,34 @@ def test_build_of_an_unreadable_folder_is_one_line(unreadable_folder, tmp_path):
     assert_dbt_never_started(result, tmp_path)
 
 
+def test_build_into_a_missing_folder_is_one_line(tmp_path):
+    result = run_script("build.py", env=build_env(REPO / "data" / "sample", tmp_path))
+    assert one_line(result) == (
+        f"runlens: the folder of the database {tmp_path / 'db' / DATABASE} does not exist: create it, "
+        "or set RUNLENS_DB to a path in a folder that exists"
+    )
+    assert_dbt_never_started(result, tmp_path)
+
+
+def test_build_with_an_as_of_that_is_no_time_is_one_line(tmp_path):
+    env = {**build_env(REPO / "data" / "sample", tmp_path), "RUNLENS_AS_OF": "yesterday"}
+    result = run_script("build.py", env=env)
+    assert one_line(result) == (
+        "runlens: RUNLENS_AS_OF='yesterday' is not a time: give an ISO 8601 time such as 2026-12-01T12:00:00Z, "
+        "or unset it"
+    )
+    assert_dbt_never_started(result, tmp_path)
+
+
+def test_as_of_is_read_as_utc():
+    """An offset is converted to UTC; a time without one is UTC already."""
+    assert parse_as_of("2025-03-01T10:00:00+02:00") == datetime(2025, 3, 1, 8, 0)
+    assert parse_as_of("2025-03-01T10:00:00Z") == datetime(2025, 3, 1, 10, 0)
+    assert parse_as_of(" 2025-03-01 10:00 ") == datetime(2025, 3, 1, 10, 0)
+    with pytest.raises(AsOfError):
+        parse_as_of("03/01/2025")
+
+
 def test_postgres_build_checks_the_folder_the_same_way(tmp_path):
     """scripts/engine_build.py postgres loads the folder from this machine: the same check, before
     any connection to a server."""
@@ -209,7 +239,7 @@ def test_empty_folder_builds_empty_marts_and_says_so(empty_folder_build):
 
 
 def test_empty_marts_get_an_index_that_says_no_runs_were_found(empty_folder_build, tmp_path):
-    _raw, database, _result = empty_folder_build
+    raw, database, _result = empty_folder_build
     result = run_script("render_report.py", "--db", database, "--out", tmp_path / "reports")
     assert result.returncode == 0 and result.stderr == ""
     assert result.stdout == f"runlens: wrote 1 page under {tmp_path / 'reports'}\n"
@@ -217,6 +247,7 @@ def test_empty_marts_get_an_index_that_says_no_runs_were_found(empty_folder_buil
     assert "**No runs were found.**" in index and f"`{database}`" in index
     assert "found no logs (`*.jsonl`, `*.jsonl.gz`)" in index
     assert "RUNLENS_RAW_DIR=<folder> make sample" in index
+    assert f"The build looked in `{raw}`." in index
     assert "| collection |" not in index
 
 

@@ -89,3 +89,12 @@ def test_sample_has_other_events_and_a_likely_typo(sample_db):
     assert total == (43,)
     typos = sample_db.execute("select event_name, resembles_event_type from agg_unknown_event_names").fetchall()
     assert typos == [("Run_End", "run_end")]
+
+
+def test_the_build_records_its_raw_folder_and_as_of_time(sample_db):
+    """dim_build: the sample's absolute path, and the build's start as the as-of time (nothing pinned)."""
+    raw_dir, started, as_of, source = sample_db.execute(
+        "select raw_dir, build_started_at, as_of_at, as_of_source from dim_build"
+    ).fetchone()
+    assert raw_dir == str(SAMPLE.resolve())
+    assert (as_of, source) == (started, "build_start")

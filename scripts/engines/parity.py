@@ -1,6 +1,7 @@
 """Row-by-row parity of the marts built by different engines (DuckDB, PostgreSQL, Spark).
 
-The marts and their keys come from models/marts/_marts__models.yml: a model-level
+The marts and their keys come from the YAML files below models/marts (a mart whose meta says
+`compared: false`, such as dim_build, which records the build itself, is left out): a model-level
 `runlens.unique_combination` test names the key columns; otherwise the key is the column with a
 `unique` test. Each reader returns `{mart: [row, ...]}` with every row a dict of lower-cased column
 names to values normalised for comparison across engines (Decimal -> float, timestamps -> naive
@@ -18,12 +19,11 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
-import yaml
+from mart_catalog import MARTS_DIR, declared_marts, is_compared
 
 from engines.connections import PostgresSettings
 
 REPO = Path(__file__).resolve().parents[2]
-MARTS_YML = REPO / "models" / "marts" / "_marts__models.yml"
 REL_TOL = 1e-9
 ABS_TOL = 1e-9
 
@@ -113,9 +113,8 @@ def _model_key(model: dict) -> tuple[str, ...]:
     raise ValueError(f"mart {model['name']} has no unique constraint or test: no key")
 
 
-def load_marts(models_yml: Path = MARTS_YML) -> list[Mart]:
-    """The marts declared in models_yml, each with its key and its columns."""
-    document = yaml.safe_load(models_yml.read_text(encoding="utf-8"))
+def load_marts(marts_dir: Path = MARTS_DIR) -> list[Mart]:
+    """The marts that two builds of the same logs must agree on, each with its key and its columns."""
     return [
         Mart(
             name=model["name"],
@@ -127,7 +126,8 @@ def load_marts(models_yml: Path = MARTS_YML) -> list[Mart]:
                 if str(column.get("data_type", "")).replace(" ", "").endswith("].json}}")
             ),
         )
-        for model in document["models"]
+        for model in declared_marts(marts_dir)
+        if is_compared(model)
     ]
 
 

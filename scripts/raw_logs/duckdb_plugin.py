@@ -11,6 +11,9 @@ On every DuckDB connection dbt opens, it registers:
   file_fingerprint) and writes their text into chunk files that DuckDB reads with `read_text`
   (handover.py); returns one struct per chunk. stg_log_lines' pre-hook calls it with the files it
   has to read, and its post-hook calls `runlens_remove_staged_log_texts(text_paths)`.
+- `runlens_raw_dir()`: the raw folder's absolute path, and `runlens_pinned_as_of()`: the time
+  `RUNLENS_AS_OF` pins (as_of.py), else NULL. The build context (macros/build_context.sql) reads
+  both when the build runs, so neither costs dbt any parsing when it changes.
 
 The listing raises RawFolderError on a user mistake (a raw folder that does not exist, is a file
 or cannot be read) with one line that says what to do. DuckDB and then dbt put their own words
@@ -20,9 +23,12 @@ prints it, on a line of its own in the error dbt shows for stg_log_lines.
 
 from __future__ import annotations
 
+import os
+
 import duckdb
 from dbt.adapters.duckdb.plugins import BasePlugin
 
+from raw_logs.as_of import AsOfError, pinned_as_of
 from raw_logs.handover import remove_staged_texts, stage_texts
 from raw_logs.listing import RawFolderError, list_log_files, raw_dir
 
@@ -57,6 +63,17 @@ def log_files() -> list[dict]:
         raise RawFolderError(f"\nrunlens: {error}") from None
 
 
+def absolute_raw_dir() -> str:
+    return os.path.abspath(raw_dir())
+
+
+def as_of_pin():
+    try:
+        return pinned_as_of()
+    except AsOfError as error:
+        raise AsOfError(f"\nrunlens: {error}") from None
+
+
 def staged_log_texts(files: list[dict] | None) -> list[dict]:
     return stage_texts(files or [])
 
@@ -72,6 +89,15 @@ class Plugin(BasePlugin):
             log_files,
             [],
             duckdb.list_type(LOG_FILE_TYPE),
+            side_effects=True,
+        )
+        conn.create_function("runlens_raw_dir", absolute_raw_dir, [], duckdb.sqltype("VARCHAR"), side_effects=True)
+        conn.create_function(
+            "runlens_pinned_as_of",
+            as_of_pin,
+            [],
+            duckdb.sqltype("TIMESTAMP"),
+            null_handling="special",
             side_effects=True,
         )
         conn.create_function(

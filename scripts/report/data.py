@@ -8,6 +8,7 @@ percentages) happen in the SQL, so the report shows figures exactly as the datab
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
+from datetime import datetime
 from pathlib import Path
 from typing import TypeVar
 
@@ -146,6 +147,13 @@ class DataQuality:
 
 
 @dataclass(frozen=True)
+class BuildContext:
+    raw_dir: str
+    as_of_at: datetime
+    as_of_source: str
+
+
+@dataclass(frozen=True)
 class RejectReason:
     reject_reason: str
     rejected_lines: int
@@ -226,6 +234,11 @@ def load_collections(connection) -> list[CollectionSummary]:
 def load_data_quality(connection) -> DataQuality:
     """What the load read, over every file of the raw folder (one row, also when it read none)."""
     return fetch(connection, "data_quality", DataQuality)[0]
+
+
+def load_build(connection) -> BuildContext:
+    """The raw folder the build read and the as-of time of its "now"-dependent figures."""
+    return fetch(connection, "build", BuildContext)[0]
 
 
 def load_profile(connection, collection: str) -> CollectionProfile:

@@ -14,11 +14,12 @@ from pathlib import Path
 
 import duckdb
 import jinja2
+from mart_catalog import mart_names
 from plural import noun
 
 from report import rules
 from report.chart import mean_wall_by_task_png
-from report.data import CollectionSummary, load_collections, load_data_quality, load_profile
+from report.data import CollectionSummary, load_build, load_collections, load_data_quality, load_profile
 from report.files import safe_path, write_atomic
 from report.markdown import (
     escape_code,
@@ -33,23 +34,8 @@ from report.markdown import (
 )
 
 TEMPLATES = Path(__file__).with_name("templates")
-REQUIRED_MARTS = (
-    "dim_collections",
-    "fct_runs",
-    "agg_collection_runtime",
-    "agg_task_runtime",
-    "agg_interval_positions",
-    "agg_longest_intervals",
-    "agg_profile_sections",
-    "cmp_collections",
-    "cmp_task_runtime",
-    "cmp_config_differences",
-    "agg_file_data_quality",
-    "agg_reject_reasons",
-    "agg_other_events",
-    "agg_unknown_event_names",
-    "agg_marker_approximations",
-)
+# every mart declared below models/marts: a database that lacks one was built by another version
+REQUIRED_MARTS = mart_names()
 CHART_NAME = "mean_wall_by_task.png"
 SAFE_URL = re.compile(r"^https?://[^\s()<>\[\]`|\"']+$")
 SOURCE_WORDS = {
@@ -153,7 +139,9 @@ def render_reports(db_path: Path, out_dir: Path, collection: str | None = None) 
         if collection is None:
             entries = [IndexEntry(summary, f"{slugs[summary.collection]}/profile.md") for summary in summaries]
             no_runs = None if entries else rules.no_runs(load_data_quality(connection))
-            page = env.get_template("index.md.j2").render(entries=entries, no_runs=no_runs, database=str(db_path))
+            page = env.get_template("index.md.j2").render(
+                entries=entries, no_runs=no_runs, database=str(db_path), build=load_build(connection)
+            )
             index = out_dir / "index.md"
             write_atomic(index, page)
             written.append(index)

@@ -1,0 +1,33 @@
+"""The marts runlens declares, read from their YAML below models/marts: the one list that the
+report (which marts it needs), the parity check and the refresh tests (which marts two builds must
+agree on) use, instead of copies kept by hand."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+
+MARTS_DIR = Path(__file__).resolve().parents[1] / "models" / "marts"
+
+
+def declared_marts(marts_dir: Path = MARTS_DIR) -> list[dict]:
+    """Every mart's YAML entry below marts_dir, in the order of the files' paths."""
+    models = []
+    for models_yml in sorted(marts_dir.rglob("*.yml")):
+        document = yaml.safe_load(models_yml.read_text(encoding="utf-8")) or {}
+        models.extend(document.get("models") or [])
+    return models
+
+
+def is_compared(model: dict) -> bool:
+    """False for a mart whose meta says `compared: false` (it records the build, as dim_build does)."""
+    return ((model.get("config") or {}).get("meta") or model.get("meta") or {}).get("compared", True)
+
+
+def mart_names(marts_dir: Path = MARTS_DIR) -> tuple[str, ...]:
+    return tuple(model["name"] for model in declared_marts(marts_dir))
+
+
+def compared_mart_names(marts_dir: Path = MARTS_DIR) -> tuple[str, ...]:
+    return tuple(model["name"] for model in declared_marts(marts_dir) if is_compared(model))
