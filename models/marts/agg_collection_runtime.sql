@@ -41,6 +41,24 @@ statistics as (
     group by collection
 ),
 
+task_means as (
+    select
+        collection,
+        task,
+        avg(wall_seconds) as mean_wall_seconds
+    from runs
+    where is_analyzed
+    group by collection, task
+),
+
+task_spread as (
+    select
+        collection,
+        max(mean_wall_seconds) / nullif(min(mean_wall_seconds), 0) as slowest_to_fastest_task_ratio
+    from task_means
+    group by collection
+),
+
 final as (
     select
         collections.collection,
@@ -58,10 +76,12 @@ final as (
         statistics.mean_tail_seconds,
         statistics.max_tail_seconds,
         statistics.mean_tail_share,
-        statistics.mean_pre_tail_share
+        statistics.mean_pre_tail_share,
+        task_spread.slowest_to_fastest_task_ratio
     from collections
     left join run_counts on collections.collection = run_counts.collection
     left join statistics on collections.collection = statistics.collection
+    left join task_spread on collections.collection = task_spread.collection
 )
 
 select * from final

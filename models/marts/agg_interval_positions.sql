@@ -1,10 +1,11 @@
--- Mean duration of the pre-epoch interval at each position, over analysed event-log runs
--- (def_pre_epoch). Grain: one row per collection and interval_index.
+-- Mean duration of the pre-epoch interval at each position, over analysed runs that have markers,
+-- whatever the source of their wall time (def_pre_epoch), and which positions are later windows
+-- (def_later_windows). Grain: one row per collection and interval_index.
 with
 
 runs as (
     select * from {{ ref('fct_runs') }}
-    where is_analyzed and measurement_source = 'event_log'
+    where is_analyzed
 ),
 
 intervals as (
@@ -48,15 +49,34 @@ position_stats as (
     group by collection, interval_index
 ),
 
+opening_blocks as (
+    select
+        collection,
+        runs as runs_with_pre_epoch
+    from position_stats
+    where interval_index = 1
+),
+
 final as (
     select
-        position_stats.*,
-        label_ranks.label as most_common_label
+        position_stats.collection,
+        position_stats.interval_index,
+        position_stats.runs,
+        position_stats.mean_seconds,
+        position_stats.min_seconds,
+        position_stats.max_seconds,
+        label_ranks.label as most_common_label,
+        coalesce(
+            position_stats.interval_index > 1
+            and position_stats.runs * 2 >= opening_blocks.runs_with_pre_epoch,
+            false
+        ) as is_later_window
     from position_stats
     inner join label_ranks
         on position_stats.collection = label_ranks.collection
         and position_stats.interval_index = label_ranks.interval_index
         and label_ranks.label_rank = 1
+    left join opening_blocks on position_stats.collection = opening_blocks.collection
 )
 
 select * from final

@@ -1,0 +1,56 @@
+"""The report computes no figure (issue 13): its queries select from marts and convert units, and
+the dbt exposure for the report names exactly the marts they read."""
+
+from __future__ import annotations
+
+import re
+
+import yaml
+from mart_catalog import mart_names
+from pipeline import REPO
+
+QUERIES = REPO / "scripts" / "report" / "queries"
+EXPOSURES = REPO / "models" / "marts" / "_report__exposures.yml"
+# what a metric rule needs and a query that only selects does not
+RULE_WORDS = re.compile(
+    r"\b(count|sum|avg|min|max|median|quantile\w*|percentile\w*|greatest|least|list|array_agg|string_agg)\s*\("
+    r"|\bover\s*\(|\bcase\b|\bgroup\s+by\b|\bhaving\b|\bfilter\s*\(",
+    re.IGNORECASE,
+)
+
+
+def query_texts() -> dict[str, str]:
+    """Each query's SQL without its comments."""
+    return {
+        path.name: re.sub(r"--[^\n]*", "", path.read_text(encoding="utf-8")) for path in sorted(QUERIES.glob("*.sql"))
+    }
+
+
+def marts_read() -> set[str]:
+    return {
+        name.lower()
+        for text in query_texts().values()
+        for name in re.findall(r"\b(?:from|join)\s+([A-Za-z_][A-Za-z0-9_]*)", text, re.IGNORECASE)
+    }
+
+
+def test_queries_hold_no_metric_rule():
+    offending = {name: RULE_WORDS.findall(text) for name, text in query_texts().items() if RULE_WORDS.search(text)}
+    assert offending == {}
+
+
+def test_queries_read_marts_only():
+    assert marts_read() <= set(mart_names())
+
+
+def test_the_reports_exposure_names_the_marts_its_queries_read():
+    exposure = yaml.safe_load(EXPOSURES.read_text(encoding="utf-8"))["exposures"][0]
+    named = {re.fullmatch(r"ref\('(\w+)'\)", ref).group(1) for ref in exposure["depends_on"]}
+    assert named == marts_read()
+
+
+def test_the_rule_check_catches_a_rule():
+    """The check above can fail: a query with an aggregate or a window is caught."""
+    assert RULE_WORDS.search("select max(mean_seconds) over () from agg_task_runtime")
+    assert RULE_WORDS.search("select count(*) as runs from fct_runs group by collection")
+    assert not RULE_WORDS.search("select mean_wall_seconds / 3600 as mean_wall_hours from agg_task_runtime")
