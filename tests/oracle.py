@@ -60,6 +60,7 @@ class Run:
     tail: float | None
     downtime: float
     intervals: list[tuple[str, float]]
+    task: str | None = None
 
     @property
     def tail_share(self):
@@ -113,7 +114,9 @@ def build_run(run_id: str, events: list[dict]) -> Run:
         status, wall, source, pre_tail, tail = "incomplete", None, None, None, None
     if source == "profiler":  # the profiler's wall time is in-process time, with no downtime
         downtime = 0.0
-    return Run(run_id, kept[0]["collection"], status, source, wall, pre_tail, tail, downtime, intervals)
+    return Run(
+        run_id, kept[0]["collection"], status, source, wall, pre_tail, tail, downtime, intervals, kept[0].get("task")
+    )
 
 
 def collection_stats(runs: dict[str, Run], collection: str) -> dict:
@@ -121,6 +124,9 @@ def collection_stats(runs: dict[str, Run], collection: str) -> dict:
     walls = [r.wall for r in analysed]
     tails = [r.tail for r in analysed if r.tail is not None]
     shares = [r.tail_share for r in analysed if r.tail_share is not None]
+    task_means = {
+        task: statistics.fmean(r.wall for r in analysed if r.task == task) for task in {r.task for r in analysed}
+    }
     return {
         "runs_analyzed": len(analysed),
         "runs_excluded": sum(1 for r in runs.values() if r.collection == collection) - len(analysed),
@@ -131,4 +137,14 @@ def collection_stats(runs: dict[str, Run], collection: str) -> dict:
         "mean_tail_seconds": statistics.fmean(tails) if tails else None,
         "max_tail_seconds": max(tails) if tails else None,
         "mean_tail_share": statistics.fmean(shares) if shares else None,
+        "p90_wall_seconds": percentile(walls, 90),
+        "p95_wall_seconds": percentile(walls, 95),
+        "slowest_to_fastest_task_ratio": max(task_means.values()) / min(task_means.values()),
     }
+
+
+def percentile(values: list[float], percent: int) -> float:
+    """The inclusive (linear) percentile, as spreadsheets' PERCENTILE.INC computes it."""
+    if len(values) == 1:
+        return values[0]
+    return statistics.quantiles(values, n=100, method="inclusive")[percent - 1]

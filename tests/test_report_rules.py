@@ -55,7 +55,7 @@ QUALITY = DataQuality(
 
 
 def task(name: str, mean_hours: float, tail_share: float | None = 10.0, ratio: float | None = 1.0) -> TaskRuntime:
-    return TaskRuntime(name, 3, 0, mean_hours, mean_hours, 0.1, tail_share, ratio)
+    return TaskRuntime(name, 3, 0, mean_hours, mean_hours, mean_hours, mean_hours, 0.1, tail_share, ratio)
 
 
 def profile(**changes) -> CollectionProfile:

@@ -11,6 +11,26 @@
     percentile_cont(0.5) within group (order by {{ column }})
 {%- endmacro %}
 
+{#- The p-quantile (0 <= p <= 1) of a numeric column over a group, by linear interpolation between
+    the order statistics (def_percentiles): with the n values sorted, the value at rank
+    h = 1 + (n - 1) * p, interpolated between ranks floor(h) and ceil(h). DuckDB's quantile_cont,
+    PostgreSQL's percentile_cont and Spark's exact percentile all compute this rule. -#}
+{% macro percentile(column, p) -%}
+    {{ return(adapter.dispatch('percentile', 'runlens')(column, p)) }}
+{%- endmacro %}
+
+{% macro duckdb__percentile(column, p) -%}
+    quantile_cont({{ column }}, {{ p }})
+{%- endmacro %}
+
+{% macro postgres__percentile(column, p) -%}
+    percentile_cont({{ p }}) within group (order by {{ column }})
+{%- endmacro %}
+
+{% macro spark__percentile(column, p) -%}
+    percentile({{ column }}, {{ p }})
+{%- endmacro %}
+
 {#- A group's measurement source from its runs' sources (def_measurement_source). -#}
 {% macro measurement_source_of(column) -%}
     case

@@ -43,6 +43,9 @@ position_stats as (
         interval_index,
         count(*) as runs,
         avg(seconds) as mean_seconds,
+        {{ runlens.median('seconds') }} as median_seconds,
+        {{ runlens.percentile('seconds', 0.9) }} as p90_seconds,
+        {{ runlens.percentile('seconds', 0.95) }} as p95_seconds,
         min(seconds) as min_seconds,
         max(seconds) as max_seconds
     from positioned
@@ -63,6 +66,9 @@ final as (
         position_stats.interval_index,
         position_stats.runs,
         position_stats.mean_seconds,
+        position_stats.median_seconds,
+        position_stats.p90_seconds,
+        position_stats.p95_seconds,
         position_stats.min_seconds,
         position_stats.max_seconds,
         label_ranks.label as most_common_label,

@@ -63,6 +63,8 @@ class TaskRuntime:
     runs_excluded: int
     mean_wall_hours: float
     median_wall_hours: float
+    p90_wall_hours: float
+    p95_wall_hours: float
     mean_tail_hours: float | None
     mean_tail_share_percent: float | None
     slowest_to_fastest_ratio: float | None

@@ -6,6 +6,8 @@ select
     tasks.runs_excluded,
     tasks.mean_wall_seconds / 3600 as mean_wall_hours,
     tasks.median_wall_seconds / 3600 as median_wall_hours,
+    tasks.p90_wall_seconds / 3600 as p90_wall_hours,
+    tasks.p95_wall_seconds / 3600 as p95_wall_hours,
     tasks.mean_tail_seconds / 3600 as mean_tail_hours,
     tasks.mean_tail_share * 100 as mean_tail_share_percent,
     collections.slowest_to_fastest_task_ratio as slowest_to_fastest_ratio
