@@ -11,6 +11,16 @@
     percentile_cont(0.5) within group (order by {{ column }})
 {%- endmacro %}
 
+{#- The nearest-rank percentile (def_percentiles): the value at rank ceil(percent / 100 * n) of a
+    group's n values sorted ascending, i.e. the least value whose rank r satisfies
+    r * 100 >= percent * n. Plain SQL, the same on every engine (their own percentile functions
+    interpolate differently); integer arithmetic, so no rounding decides the rank. The caller
+    numbers the values 1..n in ascending order (rank_column, row_number) and gives their count
+    (count_column, count(*) over the same partition); `percent` is an integer from 1 to 100. -#}
+{% macro nearest_rank_percentile(value_column, rank_column, count_column, percent) -%}
+    min(case when {{ rank_column }} * 100 >= {{ percent }} * {{ count_column }} then {{ value_column }} end)
+{%- endmacro %}
+
 {#- A group's measurement source from its runs' sources (def_measurement_source). -#}
 {% macro measurement_source_of(column) -%}
     case

@@ -1,6 +1,7 @@
 """Row-by-row parity of the marts built by different engines (DuckDB, PostgreSQL, Spark).
 
-The marts and their keys come from models/marts/_marts__models.yml: a model-level
+The marts and their keys come from every *.yml under models/marts (_marts__models.yml and the
+YAML of its sub-folders, such as epochs/_epochs__models.yml): a model-level
 `runlens.unique_combination` test names the key columns; otherwise the key is the column with a
 `unique` test. Each reader returns `{mart: [row, ...]}` with every row a dict of lower-cased column
 names to values normalised for comparison across engines (Decimal -> float, timestamps -> naive
@@ -23,7 +24,7 @@ import yaml
 from engines.connections import PostgresSettings
 
 REPO = Path(__file__).resolve().parents[2]
-MARTS_YML = REPO / "models" / "marts" / "_marts__models.yml"
+MARTS_DIR = REPO / "models" / "marts"
 REL_TOL = 1e-9
 ABS_TOL = 1e-9
 
@@ -113,9 +114,10 @@ def _model_key(model: dict) -> tuple[str, ...]:
     raise ValueError(f"mart {model['name']} has no unique constraint or test: no key")
 
 
-def load_marts(models_yml: Path = MARTS_YML) -> list[Mart]:
-    """The marts declared in models_yml, each with its key and its columns."""
-    document = yaml.safe_load(models_yml.read_text(encoding="utf-8"))
+def load_marts(marts_dir: Path = MARTS_DIR) -> list[Mart]:
+    """The marts declared in the *.yml files under marts_dir (sorted by path, sub-folders included),
+    each with its key and its columns."""
+    documents = [yaml.safe_load(path.read_text(encoding="utf-8")) for path in sorted(marts_dir.rglob("*.yml"))]
     return [
         Mart(
             name=model["name"],
@@ -127,7 +129,8 @@ def load_marts(models_yml: Path = MARTS_YML) -> list[Mart]:
                 if str(column.get("data_type", "")).replace(" ", "").endswith("].json}}")
             ),
         )
-        for model in document["models"]
+        for document in documents
+        for model in document.get("models") or []
     ]
 
 
