@@ -51,7 +51,7 @@ run_stats as (
         runs.collection,
         runs.task,
         count(*) as runs_with_epochs,
-        avg(summaries.epoch_count) as mean_epochs_per_run,
+        avg(cast(summaries.epoch_count as {{ runlens.type_double() }})) as mean_epochs_per_run,
         {{ runlens.median('summaries.epoch_count') }} as median_epochs_per_run,
         avg(summaries.first_epoch_seconds) as mean_first_epoch_seconds,
         avg(summaries.later_epoch_median_seconds) as mean_later_epoch_median_seconds,
