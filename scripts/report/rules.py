@@ -174,7 +174,14 @@ def coinciding_markers(profile: CollectionProfile) -> Finding | None:
         for kind in profile.interval_kinds
         if kind.interval_kind != "downtime" and kind.intervals > 0 and kind.zero_second_intervals == kind.intervals
     ]
-    return Finding("markers_coincide", {"kinds": kinds}) if kinds else None
+    if not kinds:
+        return None
+    # every checkpoint at its epoch end (a save logged as the epoch ends, as importers of text logs
+    # see it): `epoch_end -> checkpoint` then spans a whole epoch, not validation and saving alone
+    whole_epochs = "checkpoint -> epoch_end" in kinds and any(
+        kind.interval_kind == "epoch_end -> checkpoint" for kind in profile.interval_kinds
+    )
+    return Finding("markers_coincide", {"kinds": kinds, "whole_epochs": whole_epochs})
 
 
 def limits(profile: CollectionProfile) -> list[Finding]:
