@@ -3,7 +3,7 @@
     python scripts/parity.py --reference duckdb:PATH \
         [--candidate postgres:SCHEMA] [--candidate spark:WAREHOUSE_DIR:SCHEMA] [--candidate duckdb:PATH]
 
-The marts and their keys come from models/marts/_marts__models.yml. PostgreSQL is reached with
+The marts and their keys come from the YAML under models/marts. PostgreSQL is reached with
 RUNLENS_PG_HOST (default 127.0.0.1), RUNLENS_PG_PORT (5432), RUNLENS_PG_USER (runlens),
 RUNLENS_PG_PASSWORD (empty) and RUNLENS_PG_DATABASE (runlens). Prints one line per difference (at
 most --max-lines per candidate, then a count) and a summary line per candidate.

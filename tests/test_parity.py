@@ -179,7 +179,10 @@ def test_duplicate_key_is_a_difference(copy_db, sample_db, sample_path):
     run_id = first(sample_db, "select run_id from fct_run_intervals where interval_index = 1 order by run_id")
     # fct_run_intervals is a view over int_run_intervals: a duplicate there shows in the mart
     sql = "insert into int_run_intervals select * from int_run_intervals where run_id = ? and interval_index = 1"
-    (found,) = differences(sample_path, copy_db("duplicate", (sql, [run_id])))
+    # ... and in fct_run_interval_kinds, a view over fct_run_intervals
+    found_all = differences(sample_path, copy_db("duplicate", (sql, [run_id])))
+    assert sorted(found.table for found in found_all) == ["fct_run_interval_kinds", "fct_run_intervals"]
+    (found,) = [found for found in found_all if found.table == "fct_run_intervals"]
     assert (found.table, found.key, found.problem, found.side) == (
         "fct_run_intervals",
         f"run_id={run_id}, interval_index=1",

@@ -10,6 +10,8 @@ from report.data import (
     CollectionProfile,
     Comparison,
     DataQuality,
+    EpochSummary,
+    IntervalKind,
     LaterWindows,
     LongestInterval,
     MarkerApproximation,
@@ -184,3 +186,57 @@ def test_limits_name_what_the_data_lacks():
     assert "no_analysed_runs" in limit_keys(snapshot={"runs_analyzed": 0})
     approximation = MarkerApproximation("tensorboard", "run_end taken from the last event", 2, 2)
     assert "approximate_markers" in limit_keys(approximations=[approximation])
+
+
+def epochs(median: float = 50, ratio: float | None = 1.5, ending: int = 0, runs: int = 4) -> EpochSummary:
+    return EpochSummary(runs, ending, 200, median, median, 6.0, 6.0, 7.0, 10.0, 9.0, 6.0, 180.0, ratio)
+
+
+@pytest.mark.parametrize(("median", "fires"), [(5, True), (4.5, False), (1, False)])
+def test_many_epochs_from_the_median_run(median, fires):
+    found = rules.many_epochs(profile(epochs=epochs(median=median)))
+    assert (found is not None) == fires
+    assert rules.many_epochs(profile()) is None
+
+
+def test_many_epochs_replace_the_later_windows():
+    top = LongestInterval("run_start -> step_200", 6, 10, 10.0, 12.0)
+    windows = LaterWindows(7, 1.0, 3.0, 50.0)
+    assert rules.later_windows(profile(longest_intervals=[top], later_windows=windows)) is not None
+    assert rules.later_windows(profile(longest_intervals=[top], later_windows=windows, epochs=epochs())) is None
+
+
+@pytest.mark.parametrize(
+    ("ratio", "key"),
+    [
+        (1.2, "first_epoch_slower"),
+        (1.19, "first_epoch_similar"),
+        (1 / 1.2, "first_epoch_faster"),
+        (0.9, "first_epoch_similar"),
+    ],
+)
+def test_first_epoch(ratio, key):
+    assert rules.first_epoch(profile(epochs=epochs(ratio=ratio))).key == key
+    assert rules.first_epoch(profile(epochs=epochs(ratio=None))) is None
+
+
+@pytest.mark.parametrize(
+    ("ending", "key"), [(4, "every_run_ends_at_final_epoch_end"), (1, "some_runs_end_at_final_epoch_end")]
+)
+def test_runs_that_end_at_their_final_epoch_end(ending, key):
+    assert rules.final_epoch_end_tail(profile(epochs=epochs(ending=ending))).key == key
+    assert rules.final_epoch_end_tail(profile(epochs=epochs(ending=0))) is None
+
+
+def test_coinciding_markers_and_whole_epochs():
+    kinds = [
+        IntervalKind("epoch_end -> checkpoint", 98, 0, 2.3, 97.9),
+        IntervalKind("checkpoint -> epoch_end", 100, 100, 0.0, 0.0),
+        IntervalKind("downtime", 1, 1, 0.0, 0.0),
+        IntervalKind("epoch_end -> run_end", 2, 1, 0.0, 0.0),
+    ]
+    found = rules.coinciding_markers(profile(interval_kinds=kinds))
+    assert found.figures == {"kinds": ["checkpoint -> epoch_end"], "whole_epochs": True}
+    assert rules.coinciding_markers(profile(interval_kinds=kinds[2:])) is None
+    alone = rules.coinciding_markers(profile(interval_kinds=kinds[1:2]))
+    assert alone.figures["whole_epochs"] is False

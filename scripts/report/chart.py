@@ -1,4 +1,5 @@
-"""The bar chart of mean wall time by task, as PNG bytes (matplotlib, Agg backend).
+"""The report's charts as PNG bytes (matplotlib, Agg backend): mean wall time by task, and the
+duration of each epoch for many-epoch collections.
 
 Deterministic for the same figures and library versions: fixed size and DPI, no timestamp or
 software metadata, and task names drawn as plain text (math text off, so a name with `$` can
@@ -14,10 +15,13 @@ import matplotlib
 matplotlib.use("Agg")
 from matplotlib import pyplot  # noqa: E402  (the backend must be chosen first)
 
-from report.data import TaskRuntime  # noqa: E402
+from report.data import EpochPosition, TaskRuntime  # noqa: E402
 from report.markdown import fmt_hours  # noqa: E402
 
 LABEL_CHARACTERS = 40
+# tasks drawn as lines in the epoch chart (the slowest by mean epoch first); the others are named
+# in the legend's last entry as a count
+CHART_EPOCH_TASKS = 8
 STYLE = {"text.parse_math": False, "font.family": "DejaVu Sans", "font.size": 9}
 
 
@@ -39,6 +43,37 @@ def mean_wall_by_task_png(tasks: list[TaskRuntime]) -> bytes:
         for position, value in zip(positions, values, strict=True):
             axes.annotate(fmt_hours(value), (value, position), xytext=(3, 0), textcoords="offset points", va="center")
         axes.set_xlim(0, max(values) * 1.15 if values and max(values) > 0 else 1)
+        axes.spines[["top", "right"]].set_visible(False)
+        figure.tight_layout()
+        buffer = io.BytesIO()
+        figure.savefig(buffer, format="png", metadata={"Software": None})
+        pyplot.close(figure)
+    return buffer.getvalue()
+
+
+def epoch_duration_png(positions: list[EpochPosition], tasks: list[str]) -> bytes:
+    """Mean duration of each epoch, one line per task (tasks in the given order, at most
+    CHART_EPOCH_TASKS), epoch number across, minutes up."""
+    shown = tasks[:CHART_EPOCH_TASKS]
+    with matplotlib.rc_context(STYLE):
+        figure, axes = pyplot.subplots(figsize=(7.5, 3.2), dpi=100)
+        for task in shown:
+            points = [position for position in positions if position.task == task]
+            axes.plot(
+                [position.epoch_index for position in points],
+                [position.mean_minutes for position in points],
+                marker="o",
+                markersize=2.5,
+                linewidth=1.2,
+                label=short_label(task),
+            )
+        if len(tasks) > len(shown):
+            axes.plot([], [], linestyle="none", label=f"and {len(tasks) - len(shown)} more tasks")
+        axes.set_xlabel("epoch (in the order of its epoch_end)")
+        axes.set_ylabel("mean duration (minutes)")
+        axes.set_title("Duration of each epoch, mean over runs")
+        axes.set_ylim(bottom=0)
+        axes.legend(loc="best", frameon=False)
         axes.spines[["top", "right"]].set_visible(False)
         figure.tight_layout()
         buffer = io.BytesIO()

@@ -7,7 +7,7 @@ percentages) happen in the SQL, so the report shows figures exactly as the datab
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from datetime import datetime
 from pathlib import Path
 from typing import TypeVar
@@ -16,6 +16,9 @@ import duckdb
 
 QUERIES = Path(__file__).with_name("queries")
 T = TypeVar("T")
+# how many of the slowest epochs and of the tasks the epoch section lists before "and N more"
+SHOWN_SLOWEST_EPOCHS = 5
+SHOWN_EPOCH_TASKS = 10
 
 
 @dataclass(frozen=True)
@@ -187,6 +190,55 @@ class MarkerApproximation:
 
 
 @dataclass(frozen=True)
+class EpochSummary:
+    """A collection's epochs over its analysed event-log runs (agg_collection_epochs)."""
+
+    runs_with_epochs: int
+    runs_ending_at_final_epoch_end: int
+    epochs: int
+    mean_epochs_per_run: float
+    median_epochs_per_run: float
+    mean_epoch_minutes: float
+    p50_epoch_minutes: float
+    p90_epoch_minutes: float
+    max_epoch_minutes: float
+    mean_first_epoch_minutes: float
+    mean_later_epoch_median_minutes: float | None
+    mean_first_epoch_excess_seconds: float | None
+    mean_first_epoch_ratio: float | None
+
+
+@dataclass(frozen=True)
+class TaskEpochs:
+    task: str
+    runs_with_epochs: int
+    median_epochs_per_run: float
+    mean_epoch_minutes: float
+    p50_epoch_minutes: float
+    p90_epoch_minutes: float
+    mean_first_epoch_minutes: float
+    mean_later_epoch_median_minutes: float | None
+    mean_first_epoch_excess_seconds: float | None
+
+
+@dataclass(frozen=True)
+class EpochPosition:
+    task: str
+    epoch_index: int
+    runs: int
+    mean_minutes: float
+
+
+@dataclass(frozen=True)
+class IntervalKind:
+    interval_kind: str
+    intervals: int
+    zero_second_intervals: int
+    total_hours: float
+    share_percent: float | None
+
+
+@dataclass(frozen=True)
 class CollectionProfile:
     """Everything one collection's profile shows."""
 
@@ -204,6 +256,13 @@ class CollectionProfile:
     other_events: list[OtherEventType]
     likely_typos: list[LikelyTypo]
     approximations: list[MarkerApproximation]
+    # epochs (agg_collection_epochs and the marts beside it); the report shows them for
+    # many-epoch collections only (rules.many_epochs)
+    epochs: EpochSummary | None = None
+    task_epochs: list[TaskEpochs] = field(default_factory=list)
+    epoch_positions: list[EpochPosition] = field(default_factory=list)
+    slowest_epochs: list[EpochPosition] = field(default_factory=list)
+    interval_kinds: list[IntervalKind] = field(default_factory=list)
 
     @property
     def slowest_tasks(self) -> list[TaskRuntime]:
@@ -212,6 +271,22 @@ class CollectionProfile:
     @property
     def fastest_tasks(self) -> list[TaskRuntime]:
         return self.tasks[::-1][:3]
+
+    @property
+    def shown_slowest_epochs(self) -> list[EpochPosition]:
+        return self.slowest_epochs[:SHOWN_SLOWEST_EPOCHS]
+
+    @property
+    def more_slowest_epochs(self) -> int:
+        return max(len(self.slowest_epochs) - SHOWN_SLOWEST_EPOCHS, 0)
+
+    @property
+    def shown_task_epochs(self) -> list[TaskEpochs]:
+        return self.task_epochs[:SHOWN_EPOCH_TASKS]
+
+    @property
+    def more_task_epochs(self) -> int:
+        return max(len(self.task_epochs) - SHOWN_EPOCH_TASKS, 0)
 
 
 def fetch(connection: duckdb.DuckDBPyConnection, query: str, row_type: type[T], **params) -> list[T]:
@@ -263,4 +338,9 @@ def load_profile(connection, collection: str) -> CollectionProfile:
         other_events=fetch(connection, "other_events", OtherEventType),
         likely_typos=fetch(connection, "likely_typos", LikelyTypo),
         approximations=fetch(connection, "approximations", MarkerApproximation, collection=collection),
+        epochs=fetch_one(connection, "epochs", EpochSummary, collection=collection),
+        task_epochs=fetch(connection, "task_epochs", TaskEpochs, collection=collection),
+        epoch_positions=fetch(connection, "epoch_positions", EpochPosition, collection=collection),
+        slowest_epochs=fetch(connection, "slowest_epochs", EpochPosition, collection=collection),
+        interval_kinds=fetch(connection, "interval_kinds", IntervalKind, collection=collection),
     )

@@ -140,6 +140,11 @@ def fmt_signed_hours(hours: float | None) -> str:
     return _fmt(hours, "+.2f", "h")
 
 
+def fmt_signed_seconds(seconds: float | None) -> str:
+    """``240.4`` -> ``"+240 s"``, ``-3`` -> ``"-3 s"`` (no decimals)."""
+    return _fmt(seconds, "+.0f", " s")
+
+
 def fmt_count(count: int | float | None) -> str:
     """``1234`` -> ``"1,234"``. Integers print exactly; other numbers with ``f"{float(x):,.0f}"``."""
     if isinstance(count, int):

@@ -18,7 +18,7 @@ from mart_catalog import mart_names
 from plural import noun
 
 from report import rules
-from report.chart import mean_wall_by_task_png
+from report.chart import epoch_duration_png, mean_wall_by_task_png
 from report.data import CollectionSummary, load_build, load_collections, load_data_quality, load_profile
 from report.files import safe_path, write_atomic
 from report.markdown import (
@@ -30,6 +30,7 @@ from report.markdown import (
     fmt_percent,
     fmt_ratio,
     fmt_signed_hours,
+    fmt_signed_seconds,
     unique_slugs,
 )
 
@@ -37,11 +38,26 @@ TEMPLATES = Path(__file__).with_name("templates")
 # every mart declared below models/marts: a database that lacks one was built by another version
 REQUIRED_MARTS = mart_names()
 CHART_NAME = "mean_wall_by_task.png"
+EPOCH_CHART_NAME = "epoch_durations.png"
 SAFE_URL = re.compile(r"^https?://[^\s()<>\[\]`|\"']+$")
 SOURCE_WORDS = {
     "event_log": "event-log wall time (run_start to run_end)",
     "profiler": "profiler-measured in-process wall time",
     "mixed": "a mix of event-log and profiler wall time",
+}
+# what each kind of interval usually holds (def_interval_kinds in models/marts/epochs/_epochs__docs.md)
+KIND_WORDS = {
+    "run_start -> checkpoint": "start-up and the first training stretch (or training resumed after a restart)",
+    "run_start -> epoch_end": "start-up and a whole first epoch without a save",
+    "run_start -> run_end": "a run without checkpoints or epoch ends",
+    "checkpoint -> checkpoint": "training between two saves",
+    "checkpoint -> epoch_end": "the rest of an epoch after a save",
+    "checkpoint -> run_end": "the final tail after the last save",
+    "epoch_end -> checkpoint": "after an epoch end up to the next save: validation and saving where the framework "
+    "validates, then saves",
+    "epoch_end -> epoch_end": "a whole epoch without a save",
+    "epoch_end -> run_end": "the final tail after the last epoch end",
+    "downtime": "downtime before a restart",
 }
 REASON_WORDS = {
     "failed": "failed",
@@ -87,6 +103,8 @@ def environment() -> jinja2.Environment:
         percent=fmt_percent,
         ratio=fmt_ratio,
         signed_hours=fmt_signed_hours,
+        signed_seconds=fmt_signed_seconds,
+        kind_holds=lambda kind: KIND_WORDS.get(kind, "n/a"),
         source=lambda code: SOURCE_WORDS.get(code, "n/a") if code else "n/a",
         reason=lambda code: REASON_WORDS.get(code, escape_text(code)),
     )
@@ -111,11 +129,18 @@ def open_marts(db_path: Path) -> duckdb.DuckDBPyConnection:
 
 def render_profile(env, connection, summary: CollectionSummary, folder: Path) -> Path:
     profile = load_profile(connection, summary.collection)
-    chart = None
+    findings = rules.evaluate(profile)
+    chart = epoch_chart = None
     if profile.tasks:
         write_atomic(folder / CHART_NAME, mean_wall_by_task_png(profile.tasks))
         chart = CHART_NAME
-    text = env.get_template("profile.md.j2").render(profile=profile, findings=rules.evaluate(profile), chart=chart)
+    if findings.many_epochs and profile.epoch_positions:
+        tasks = [task.task for task in profile.task_epochs]
+        write_atomic(folder / EPOCH_CHART_NAME, epoch_duration_png(profile.epoch_positions, tasks))
+        epoch_chart = EPOCH_CHART_NAME
+    text = env.get_template("profile.md.j2").render(
+        profile=profile, findings=findings, chart=chart, epoch_chart=epoch_chart
+    )
     page = folder / "profile.md"
     write_atomic(page, text)
     return page

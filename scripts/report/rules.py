@@ -28,6 +28,12 @@ SIMILAR_TAIL_SHARE_POINTS = 5.0
 LARGE_SPEEDUP = 2.0
 # A profiler section holding at least this share of the profiled wall time dominates it.
 DOMINANT_SECTION_PERCENT = 50.0
+# A collection whose median analysed run has at least this many epoch ends is many-epoch: its
+# profile shows the epoch section instead of the pre-epoch windows (rules.md says why 5).
+MANY_EPOCHS_MEDIAN = 5
+# The first epoch is slower (faster) than the rest when the mean of the runs' first-epoch ratios
+# is at least this (at most its inverse); in between, it is about as long.
+FIRST_EPOCH_RATIO = 1.2
 
 
 @dataclass(frozen=True)
@@ -47,6 +53,10 @@ class Findings:
     comparison_size: Finding | None
     dominant_section: Finding | None
     limits: list[Finding]
+    many_epochs: Finding | None = None
+    first_epoch: Finding | None = None
+    final_epoch_end_tail: Finding | None = None
+    coinciding_markers: Finding | None = None
 
 
 def coarse_split(profile: CollectionProfile) -> Finding | None:
@@ -72,7 +82,7 @@ def longest_interval(profile: CollectionProfile) -> Finding | None:
 
 def later_windows(profile: CollectionProfile) -> Finding | None:
     windows = profile.later_windows
-    if windows is None or not profile.longest_intervals:
+    if windows is None or not profile.longest_intervals or many_epochs(profile):
         return None
     opening = profile.longest_intervals[0]
     if opening.label.startswith("run_start ->") and windows.summed_mean_minutes > opening.mean_minutes:
@@ -127,6 +137,53 @@ def dominant_section(profile: CollectionProfile) -> Finding | None:
     return None
 
 
+def many_epochs(profile: CollectionProfile) -> Finding | None:
+    """The collection's median run has at least MANY_EPOCHS_MEDIAN epoch ends."""
+    epochs = profile.epochs
+    if epochs is None or epochs.median_epochs_per_run < MANY_EPOCHS_MEDIAN:
+        return None
+    return Finding("many_epochs", {"epochs": epochs})
+
+
+def first_epoch(profile: CollectionProfile) -> Finding | None:
+    """The first epoch against the median of the later ones (mean of the per-run ratios)."""
+    epochs = profile.epochs
+    if epochs is None or epochs.mean_first_epoch_ratio is None:
+        return None
+    if epochs.mean_first_epoch_ratio >= FIRST_EPOCH_RATIO:
+        return Finding("first_epoch_slower")
+    if epochs.mean_first_epoch_ratio <= 1 / FIRST_EPOCH_RATIO:
+        return Finding("first_epoch_faster")
+    return Finding("first_epoch_similar")
+
+
+def final_epoch_end_tail(profile: CollectionProfile) -> Finding | None:
+    """Runs whose run_end is at their final epoch_end have no final tail to speak of."""
+    epochs = profile.epochs
+    if epochs is None or epochs.runs_ending_at_final_epoch_end == 0:
+        return None
+    if epochs.runs_ending_at_final_epoch_end == epochs.runs_with_epochs:
+        return Finding("every_run_ends_at_final_epoch_end")
+    return Finding("some_runs_end_at_final_epoch_end", {"runs": epochs.runs_ending_at_final_epoch_end})
+
+
+def coinciding_markers(profile: CollectionProfile) -> Finding | None:
+    """Kinds of interval that always last 0 s: their two markers are logged at the same moment."""
+    kinds = [
+        kind.interval_kind
+        for kind in profile.interval_kinds
+        if kind.interval_kind != "downtime" and kind.intervals > 0 and kind.zero_second_intervals == kind.intervals
+    ]
+    if not kinds:
+        return None
+    # every checkpoint at its epoch end (a save logged as the epoch ends, as importers of text logs
+    # see it): `epoch_end -> checkpoint` then spans a whole epoch, not validation and saving alone
+    whole_epochs = "checkpoint -> epoch_end" in kinds and any(
+        kind.interval_kind == "epoch_end -> checkpoint" for kind in profile.interval_kinds
+    )
+    return Finding("markers_coincide", {"kinds": kinds, "whole_epochs": whole_epochs})
+
+
 def limits(profile: CollectionProfile) -> list[Finding]:
     """What the data cannot say, in a fixed order."""
     snapshot, found = profile.snapshot, []
@@ -166,6 +223,10 @@ def evaluate(profile: CollectionProfile) -> Findings:
         comparison_size=comparison_size(profile),
         dominant_section=dominant_section(profile),
         limits=limits(profile),
+        many_epochs=many_epochs(profile),
+        first_epoch=first_epoch(profile),
+        final_epoch_end_tail=final_epoch_end_tail(profile),
+        coinciding_markers=coinciding_markers(profile),
     )
 
 

@@ -1,0 +1,52 @@
+-- Time by kind of interval per collection, over analysed event-log runs (def_interval_kinds):
+-- the kind's seconds and their share of those runs' summed wall time.
+-- Grain: one row per collection and interval_kind that occurs.
+with
+
+runs as (
+    select * from {{ ref('fct_runs') }}
+    where is_analyzed and measurement_source = 'event_log'
+),
+
+kinds as (
+    select * from {{ ref('fct_run_interval_kinds') }}
+),
+
+wall_totals as (
+    select
+        runs.collection,
+        sum(runs.wall_seconds) as wall_seconds
+    from runs
+    group by runs.collection
+),
+
+kind_totals as (
+    select
+        runs.collection,
+        kinds.interval_kind,
+        count(*) as intervals,
+        count(distinct kinds.run_id) as runs,
+        count(*) filter (where kinds.seconds = 0) as zero_second_intervals,
+        sum(kinds.seconds) as total_seconds
+    from kinds
+    inner join runs on kinds.run_id = runs.run_id
+    group by runs.collection, kinds.interval_kind
+),
+
+final as (
+    select
+        kind_totals.collection,
+        kind_totals.interval_kind,
+        kind_totals.intervals,
+        kind_totals.runs,
+        kind_totals.zero_second_intervals,
+        kind_totals.total_seconds,
+        case
+            when wall_totals.wall_seconds > 0 then kind_totals.total_seconds / wall_totals.wall_seconds
+        end as share_of_wall
+    from kind_totals
+    inner join wall_totals
+        on kind_totals.collection = wall_totals.collection
+)
+
+select * from final

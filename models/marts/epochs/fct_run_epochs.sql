@@ -1,0 +1,86 @@
+-- One row per epoch of a run: from the previous epoch_end (the first run_start for the first
+-- epoch) to this epoch_end (def_epochs). Grain: one row per run and epoch_index.
+with
+
+markers as (
+    select * from {{ ref('int_run_markers') }}
+),
+
+events as (
+    select * from {{ ref('fct_events') }}
+),
+
+intervals as (
+    select * from {{ ref('fct_run_intervals') }}
+),
+
+run_starts as (
+    -- marker 1 of a run is always its first run_start (def_markers)
+    select
+        run_id,
+        marker_index,
+        event_at
+    from markers
+    where marker_index = 1
+),
+
+epoch_ends as (
+    select
+        markers.run_id,
+        markers.marker_index,
+        markers.event_at,
+        events.epoch as logged_epoch,
+        row_number() over (partition by markers.run_id order by markers.marker_index) as epoch_index
+    from markers
+    left join events on markers.event_id = events.event_id
+    where markers.event_type = 'epoch_end'
+),
+
+bounded as (
+    select
+        epoch_ends.run_id,
+        epoch_ends.epoch_index,
+        epoch_ends.logged_epoch,
+        coalesce(previous_ends.marker_index, run_starts.marker_index) as from_marker_index,
+        epoch_ends.marker_index as to_marker_index,
+        coalesce(previous_ends.event_at, run_starts.event_at) as started_at,
+        epoch_ends.event_at as ended_at
+    from epoch_ends
+    inner join run_starts on epoch_ends.run_id = run_starts.run_id
+    left join epoch_ends as previous_ends
+        on epoch_ends.run_id = previous_ends.run_id
+        and epoch_ends.epoch_index = previous_ends.epoch_index + 1
+),
+
+downtimes as (
+    -- the intervals inside an epoch run from its opening marker to the one before its epoch_end
+    select
+        bounded.run_id,
+        bounded.epoch_index,
+        sum(case when intervals.is_downtime then intervals.seconds else 0 end) as downtime_seconds
+    from bounded
+    inner join intervals
+        on bounded.run_id = intervals.run_id
+        and bounded.from_marker_index <= intervals.interval_index
+        and bounded.to_marker_index > intervals.interval_index
+    group by bounded.run_id, bounded.epoch_index
+),
+
+final as (
+    select
+        bounded.run_id,
+        cast(bounded.epoch_index as {{ dbt.type_bigint() }}) as epoch_index,
+        bounded.logged_epoch,
+        bounded.started_at,
+        bounded.ended_at,
+        {{ runlens.seconds_between('bounded.started_at', 'bounded.ended_at') }} as seconds,
+        downtimes.downtime_seconds,
+        {{ runlens.seconds_between('bounded.started_at', 'bounded.ended_at') }}
+        - downtimes.downtime_seconds as active_seconds
+    from bounded
+    inner join downtimes
+        on bounded.run_id = downtimes.run_id
+        and bounded.epoch_index = downtimes.epoch_index
+)
+
+select * from final
