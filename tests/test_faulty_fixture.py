@@ -201,3 +201,30 @@ def test_config_differences(faulty_db):
         {k: r[k] for k in keys} for r in rows(faulty_db, "select * from cmp_config_differences order by config_key")
     ]
     assert found == EXPECTED["config_differences"]
+
+
+def test_stragglers_worked_by_hand(faulty_db):
+    """fixture/alpha, task classify: walls 1500, 2400, 2700, 3000, median 2550, so the slowest is
+    3000 / 2550 = 1.18x, under 1.5x. Position 2 (plain 900.25, resumed 1200, tie 1425): median
+    1200, deviations 299.75, 0, 225, MAD 225, so plain's z-score is -299.75 / (1.4826 x 225) and
+    tie's 225 / (1.4826 x 225) = 0.67; position 3 (299.75, 600, 0): MAD 299.75, resumed's z-score
+    300.25 / (1.4826 x 299.75) = 0.68; position 1 is 600 s in all three. No straggler."""
+    rows = faulty_db.execute(
+        "select run_id, wall_to_task_median, worst_interval_index, worst_interval_robust_z, is_straggler"
+        " from fct_run_stragglers where collection = 'fixture/alpha' order by run_id"
+    ).fetchall()
+    got = {run_id: (ratio, index, z, straggler) for run_id, ratio, index, z, straggler in rows}
+    assert set(got) == {"alpha-noepoch", "alpha-plain", "alpha-resumed", "alpha-tie"}
+    assert got["alpha-resumed"][0] == pytest.approx(3000 / 2550)
+    assert got["alpha-resumed"][1:3] == (3, pytest.approx(300.25 / (1.4826 * 299.75)))
+    assert got["alpha-tie"][1:3] == (2, pytest.approx(225 / (1.4826 * 225)))
+    assert got["alpha-noepoch"][1:3] == (None, None)  # no pre-epoch interval to score
+    assert not any(straggler for *_, straggler in got.values())
+
+
+def test_the_difference_is_not_split_without_markers_on_both_sides(faulty_db):
+    """alpha-noepoch has no epoch_end and base-profonly only a profile: no pre-epoch markers."""
+    flags = faulty_db.execute(
+        "select distinct both_sides_have_markers from cmp_wall_time_parts where collection = 'fixture/alpha'"
+    ).fetchall()
+    assert flags == [(False,)]

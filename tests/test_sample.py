@@ -98,3 +98,44 @@ def test_the_build_records_its_raw_folder_and_as_of_time(sample_db):
     ).fetchone()
     assert raw_dir == str(SAMPLE.resolve())
     assert (as_of, source) == (started, "build_start")
+
+
+def oracle_parts(run) -> dict[str, float]:
+    """A run's wall time split at its markers, from the oracle's intervals: the pre-epoch ones are
+    those up to the last that ends at an epoch_end."""
+    ends = [i for i, (label, _) in enumerate(run.intervals) if label.endswith("-> epoch_end")]
+    pre_epoch = [seconds for _, seconds in run.intervals[: ends[-1] + 1]] if ends else []
+    parts = {
+        "opening_block": pre_epoch[0] if pre_epoch else 0.0,
+        "later_windows": sum(pre_epoch[1:]),
+        "final_tail": run.tail or 0.0,
+    }
+    parts["other"] = run.wall - sum(parts.values())
+    return parts
+
+
+def test_difference_from_the_baseline_splits_as_the_oracle_says(sample_db):
+    """v3 against v2: each part's mean on both sides and its share of the difference in mean wall
+    time, worked out from the oracle's runs; the shares add up to 1."""
+    sides = {
+        collection: [
+            oracle_parts(run)
+            for run in ORACLE_RUNS.values()
+            if run.collection == collection and run.status == "completed"
+        ]
+        for collection in (V3, V2)
+    }
+    mean = {c: {p: sum(r[p] for r in runs) / len(runs) for p in runs[0]} for c, runs in sides.items()}
+    difference = sum(mean[V3].values()) - sum(mean[V2].values())
+    rows = sample_db.execute(
+        "select part, mean_seconds, baseline_mean_seconds, share_of_difference, both_sides_have_markers"
+        " from cmp_wall_time_parts where collection = ? and scope = 'all_tasks' order by part_order",
+        [V3],
+    ).fetchall()
+    assert [row[0] for row in rows] == ["opening_block", "later_windows", "final_tail", "other"]
+    for part, current, baseline, share, markers in rows:
+        assert markers is True
+        assert current == pytest.approx(mean[V3][part], abs=1e-6), part
+        assert baseline == pytest.approx(mean[V2][part], abs=1e-6), part
+        assert share == pytest.approx((mean[V3][part] - mean[V2][part]) / difference, abs=1e-9), part
+    assert sum(row[3] for row in rows) == pytest.approx(1.0)

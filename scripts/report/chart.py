@@ -1,5 +1,6 @@
 """The report's charts as PNG bytes (matplotlib, Agg backend): mean wall time by task, and the
-duration of each epoch for many-epoch collections.
+duration of each epoch for many-epoch collections, and the pre-epoch positions against the
+baseline's.
 
 Deterministic for the same figures and library versions: fixed size and DPI, no timestamp or
 software metadata, and task names drawn as plain text (math text off, so a name with `$` can
@@ -15,7 +16,7 @@ import matplotlib
 matplotlib.use("Agg")
 from matplotlib import pyplot  # noqa: E402  (the backend must be chosen first)
 
-from report.data import EpochPosition, TaskRuntime  # noqa: E402
+from report.data import EpochPosition, PositionComparison, TaskRuntime  # noqa: E402
 from report.markdown import fmt_hours  # noqa: E402
 
 LABEL_CHARACTERS = 40
@@ -73,6 +74,39 @@ def epoch_duration_png(positions: list[EpochPosition], tasks: list[str]) -> byte
         axes.set_ylabel("mean duration (minutes)")
         axes.set_title("Duration of each epoch, mean over runs")
         axes.set_ylim(bottom=0)
+        axes.legend(loc="best", frameon=False)
+        axes.spines[["top", "right"]].set_visible(False)
+        figure.tight_layout()
+        buffer = io.BytesIO()
+        figure.savefig(buffer, format="png", metadata={"Software": None})
+        pyplot.close(figure)
+    return buffer.getvalue()
+
+
+def position_comparison_png(positions: list[PositionComparison]) -> bytes:
+    """Mean duration at each pre-epoch position, this collection's and the baseline's side by side."""
+    width = 0.4
+    indexes = [position.interval_index for position in positions]
+    with matplotlib.rc_context(STYLE):
+        figure, axes = pyplot.subplots(figsize=(7.5, 3.2), dpi=100)
+        axes.bar(
+            [index - width / 2 for index in indexes],
+            [position.mean_minutes for position in positions],
+            width,
+            color="#4C72B0",
+            label="this collection",
+        )
+        axes.bar(
+            [index + width / 2 for index in indexes],
+            [position.baseline_mean_minutes for position in positions],
+            width,
+            color="#DD8452",
+            label="baseline",
+        )
+        axes.set_xticks(indexes, [str(index) for index in indexes])
+        axes.set_xlabel("pre-epoch interval position (1 = opening block)")
+        axes.set_ylabel("mean duration (minutes)")
+        axes.set_title("Pre-epoch windows against the baseline")
         axes.legend(loc="best", frameon=False)
         axes.spines[["top", "right"]].set_visible(False)
         figure.tight_layout()

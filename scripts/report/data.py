@@ -19,6 +19,8 @@ T = TypeVar("T")
 # how many of the slowest epochs and of the tasks the epoch section lists before "and N more"
 SHOWN_SLOWEST_EPOCHS = 5
 SHOWN_EPOCH_TASKS = 10
+# how many stragglers a profile lists before "and N more"
+SHOWN_STRAGGLERS = 5
 
 
 @dataclass(frozen=True)
@@ -152,6 +154,42 @@ class DataQuality:
 
 
 @dataclass(frozen=True)
+class DifferencePart:
+    part: str
+    both_sides_have_markers: bool
+    mean_minutes: float
+    baseline_mean_minutes: float
+    delta_minutes: float
+    ratio: float | None
+    share_percent: float | None
+
+
+@dataclass(frozen=True)
+class PositionComparison:
+    interval_index: int
+    label: str
+    runs: int
+    baseline_runs: int
+    mean_minutes: float
+    baseline_mean_minutes: float
+    ratio: float | None
+
+
+@dataclass(frozen=True)
+class Straggler:
+    run_id: str
+    task: str | None
+    wall_hours: float
+    wall_to_task_median: float | None
+    worst_interval_label: str | None
+    worst_interval_minutes: float | None
+    worst_interval_task_median_minutes: float | None
+    worst_interval_robust_z: float | None
+    is_slow_overall: bool
+    has_outlier_interval: bool
+
+
+@dataclass(frozen=True)
 class BuildContext:
     raw_dir: str
     as_of_at: datetime
@@ -263,6 +301,22 @@ class CollectionProfile:
     epoch_positions: list[EpochPosition] = field(default_factory=list)
     slowest_epochs: list[EpochPosition] = field(default_factory=list)
     interval_kinds: list[IntervalKind] = field(default_factory=list)
+    # against the baseline, part by part and position by position; stragglers (issue 13)
+    difference_parts: list[DifferencePart] = field(default_factory=list)
+    position_comparisons: list[PositionComparison] = field(default_factory=list)
+    stragglers: list[Straggler] = field(default_factory=list)
+
+    @property
+    def difference_split_possible(self) -> bool:
+        return bool(self.difference_parts) and all(part.both_sides_have_markers for part in self.difference_parts)
+
+    @property
+    def shown_stragglers(self) -> list[Straggler]:
+        return self.stragglers[:SHOWN_STRAGGLERS]
+
+    @property
+    def more_stragglers(self) -> int:
+        return max(len(self.stragglers) - SHOWN_STRAGGLERS, 0)
 
     @property
     def slowest_tasks(self) -> list[TaskRuntime]:
@@ -332,6 +386,9 @@ def load_profile(connection, collection: str) -> CollectionProfile:
         comparison=fetch_one(connection, "comparison", Comparison, collection=collection),
         config_differences=fetch(connection, "config_differences", ConfigDifference, collection=collection),
         task_comparisons=fetch(connection, "task_comparison", TaskComparison, collection=collection),
+        difference_parts=fetch(connection, "difference_parts", DifferencePart, collection=collection),
+        position_comparisons=fetch(connection, "position_comparison", PositionComparison, collection=collection),
+        stragglers=fetch(connection, "stragglers", Straggler, collection=collection),
         profile_sections=fetch(connection, "profile_sections", ProfileSection, collection=collection),
         data_quality=load_data_quality(connection),
         reject_reasons=fetch(connection, "reject_reasons", RejectReason),

@@ -135,9 +135,24 @@ def fmt_ratio(ratio: float | None) -> str:
     return _fmt(ratio, ".1f", "x")
 
 
+def fmt_ratio_2(ratio: float | None) -> str:
+    """``0.1176`` -> ``"0.12x"`` (2 decimals, for ratios near or below 1)."""
+    return _fmt(ratio, ".2f", "x")
+
+
 def fmt_signed_hours(hours: float | None) -> str:
     """``-9.03`` -> ``"-9.03h"``, ``0.5`` -> ``"+0.50h"``; anything that rounds to zero -> ``"0.00h"``."""
     return _fmt(hours, "+.2f", "h")
+
+
+def fmt_signed_minutes(minutes: float | None) -> str:
+    """``-40.04`` -> ``"-40.0 min"``, ``5`` -> ``"+5.0 min"``; anything that rounds to zero -> ``"0.0 min"``."""
+    return _fmt(minutes, "+.1f", " min")
+
+
+def fmt_zscore(score: float | None) -> str:
+    """``24.478`` -> ``"24.5"`` (1 decimal, no unit)."""
+    return _fmt(score, ".1f", "")
 
 
 def fmt_signed_seconds(seconds: float | None) -> str:

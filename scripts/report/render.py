@@ -18,7 +18,7 @@ from mart_catalog import mart_names
 from plural import noun
 
 from report import rules
-from report.chart import epoch_duration_png, mean_wall_by_task_png
+from report.chart import epoch_duration_png, mean_wall_by_task_png, position_comparison_png
 from report.data import CollectionSummary, load_build, load_collections, load_data_quality, load_profile
 from report.files import safe_path, write_atomic
 from report.markdown import (
@@ -29,8 +29,11 @@ from report.markdown import (
     fmt_minutes,
     fmt_percent,
     fmt_ratio,
+    fmt_ratio_2,
     fmt_signed_hours,
+    fmt_signed_minutes,
     fmt_signed_seconds,
+    fmt_zscore,
     unique_slugs,
 )
 
@@ -39,6 +42,7 @@ TEMPLATES = Path(__file__).with_name("templates")
 REQUIRED_MARTS = mart_names()
 CHART_NAME = "mean_wall_by_task.png"
 EPOCH_CHART_NAME = "epoch_durations.png"
+POSITION_CHART_NAME = "windows_against_baseline.png"
 SAFE_URL = re.compile(r"^https?://[^\s()<>\[\]`|\"']+$")
 SOURCE_WORDS = {
     "event_log": "event-log wall time (run_start to run_end)",
@@ -58,6 +62,12 @@ KIND_WORDS = {
     "epoch_end -> epoch_end": "a whole epoch without a save",
     "epoch_end -> run_end": "the final tail after the last epoch end",
     "downtime": "downtime before a restart",
+}
+PART_WORDS = {
+    "opening_block": "opening block (run_start to the first marker)",
+    "later_windows": "later pre-epoch windows",
+    "final_tail": "final tail (final epoch end to run_end)",
+    "other": "other (after the last marker, or unmarked)",
 }
 REASON_WORDS = {
     "failed": "failed",
@@ -102,8 +112,12 @@ def environment() -> jinja2.Environment:
         minutes=fmt_minutes,
         percent=fmt_percent,
         ratio=fmt_ratio,
+        ratio_2=fmt_ratio_2,
         signed_hours=fmt_signed_hours,
         signed_seconds=fmt_signed_seconds,
+        signed_minutes=fmt_signed_minutes,
+        zscore=fmt_zscore,
+        part_name=lambda part: PART_WORDS.get(part, escape_text(part)),
         kind_holds=lambda kind: KIND_WORDS.get(kind, "n/a"),
         source=lambda code: SOURCE_WORDS.get(code, "n/a") if code else "n/a",
         reason=lambda code: REASON_WORDS.get(code, escape_text(code)),
@@ -130,7 +144,7 @@ def open_marts(db_path: Path) -> duckdb.DuckDBPyConnection:
 def render_profile(env, connection, summary: CollectionSummary, folder: Path) -> Path:
     profile = load_profile(connection, summary.collection)
     findings = rules.evaluate(profile)
-    chart = epoch_chart = None
+    chart = epoch_chart = position_chart = None
     if profile.tasks:
         write_atomic(folder / CHART_NAME, mean_wall_by_task_png(profile.tasks))
         chart = CHART_NAME
@@ -138,8 +152,11 @@ def render_profile(env, connection, summary: CollectionSummary, folder: Path) ->
         tasks = [task.task for task in profile.task_epochs]
         write_atomic(folder / EPOCH_CHART_NAME, epoch_duration_png(profile.epoch_positions, tasks))
         epoch_chart = EPOCH_CHART_NAME
+    if profile.difference_split_possible and profile.position_comparisons:
+        write_atomic(folder / POSITION_CHART_NAME, position_comparison_png(profile.position_comparisons))
+        position_chart = POSITION_CHART_NAME
     text = env.get_template("profile.md.j2").render(
-        profile=profile, findings=findings, chart=chart, epoch_chart=epoch_chart
+        profile=profile, findings=findings, chart=chart, epoch_chart=epoch_chart, position_chart=position_chart
     )
     page = folder / "profile.md"
     write_atomic(page, text)
