@@ -64,3 +64,40 @@
     {%- endif -%}
     array_join({{ collected }}, {{ delimiter_text }})
 {%- endmacro %}
+
+{#- Percentiles by one rule on every engine (def_percentiles in models/marts/live/_live__docs.md),
+    written out in SQL rather than left to each engine's percentile functions: of the n values of a
+    group sorted x_1 <= ... <= x_n, the p-th percentile is (1 - f) * x_k + f * x_(k+1), where
+    h = (n - 1) * p, k = floor(h) + 1 and f = h - floor(h) (linear interpolation between order
+    statistics; p = 0.5 is the median). A query over `relation` with one row per group of the
+    `partition_by` columns: those columns, `<prefix>values` (how many non-NULL values) and one
+    column per (name, p) pair of `percentiles`. NULL values are left out. -#}
+{% macro interpolated_percentiles_query(relation, partition_by, value, percentiles, prefix='') -%}
+    {%- set groups = partition_by | join(', ') -%}
+    select
+        {% for column in partition_by %}ranked.{{ column }},
+        {% endfor -%}
+        count(*) as {{ prefix }}values,
+        {%- for name, fraction in percentiles %}
+        {%- set position = "cast(ranked.value_count - 1 as " ~ var("runlens_types")[target.type].double ~ ") * cast(" ~ fraction ~ " as " ~ var("runlens_types")[target.type].double ~ ")" %}
+        sum(
+            case
+                when ranked.value_rank = floor({{ position }}) + 1
+                    then ranked.percentile_value * (1 - ({{ position }} - floor({{ position }})))
+                when ranked.value_rank = floor({{ position }}) + 2
+                    then ranked.percentile_value * ({{ position }} - floor({{ position }}))
+                else 0
+            end
+        ) as {{ name }}{% if not loop.last %},{% endif %}
+        {%- endfor %}
+    from (
+        select
+            {{ groups }},
+            {{ value }} as percentile_value,
+            row_number() over (partition by {{ groups }} order by {{ value }}) as value_rank,
+            count(*) over (partition by {{ groups }}) as value_count
+        from {{ relation }}
+        where {{ value }} is not null
+    ) as ranked
+    group by {% for column in partition_by %}ranked.{{ column }}{% if not loop.last %}, {% endif %}{% endfor %}
+{%- endmacro %}
