@@ -119,3 +119,31 @@ def test_gpu_hours_match_the_oracle_and_stay_unknown_when_runs_do_not_say(sample
     assert tasks["list_summation"]["gpu_hours"] is None and tasks["list_summation"]["runs_with_gpus"] == 0
     span = rows(sample_db, "select gpu_hours, runs_with_gpus from agg_collection_span where collection = ?", V4)[0]
     assert span == {"gpu_hours": None, "runs_with_gpus": 11}
+
+
+def test_the_report_shows_the_live_sweep_span_and_timeline(sample_build, tmp_path):
+    """The live collection's profile: "Still running" with the sweep's ETA, the stalled run first
+    and the running runs by estimated finish; "Span and concurrency" with GPU-hours unknown for the
+    collection; the timeline chart; the index's running and stalled counts."""
+    from report.render import render_reports
+
+    render_reports(sample_build.database, tmp_path)
+    page = (tmp_path / "from-entangled-v2-continuous-v4-live" / "profile.md").read_text(encoding="utf-8")
+    live = page[page.index("## Still running") : page.index("## Span and concurrency")]
+    assert "4 running, 1 stalled" in live and "The last running run will likely finish at 2025-03-10 " in live
+    order = [line.split("|")[1].strip() for line in live.splitlines() if line.startswith("| `v4-")]
+    assert order[0] == "`v4-base_conversion-06`" and "**stalled**" in live
+    assert sorted(order[1:]) == sorted(
+        f"`{run_id}`" for run_id, run in LIVE.items() if run_id.startswith("v4-") and run.live_status == "running"
+    )
+    finishes = sorted((run.remaining[1], run_id) for run_id, run in LIVE.items() if run.live_status == "running")
+    assert order[1:] == [f"`{run_id}`" for _, run_id in finishes]
+    span = page[page.index("## Span and concurrency") :]
+    assert "- GPU-hours: unknown (11 of 14 runs name their GPUs in `resources.gpus`)" in span
+    assert "![Runs over time, by task](timeline.png)" in span
+    png = (tmp_path / "from-entangled-v2-continuous-v4-live" / "timeline.png").read_bytes()
+    assert png.startswith(b"\x89PNG")
+    index = (tmp_path / "index.md").read_text(encoding="utf-8")
+    assert "(from-entangled-v2-continuous-v4-live/profile.md) | 4 | 1 | 2025-03-10 " in index
+    v2 = (tmp_path / "from-entangled-v2-continuous-v2" / "profile.md").read_text(encoding="utf-8")
+    assert "## Still running" not in v2 and "## Span and concurrency" in v2

@@ -7,7 +7,7 @@ percentages) happen in the SQL, so the report shows figures exactly as the datab
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from datetime import datetime
 from pathlib import Path
 from typing import TypeVar
@@ -185,6 +185,79 @@ class MarkerApproximation:
 
 
 @dataclass(frozen=True)
+class LiveProgress:
+    as_of_at: datetime
+    is_live: bool
+    runs_completed: int
+    runs_failed: int
+    runs_running: int
+    runs_stalled: int
+    last_finish_low_at: datetime | None
+    last_finish_at: datetime | None
+    last_finish_high_at: datetime | None
+    spent_percent: float | None
+
+
+@dataclass(frozen=True)
+class LiveRun:
+    run_id: str
+    task: str
+    live_status: str
+    last_marker_label: str
+    elapsed_hours: float
+    silent_minutes: float
+    peer_set: str
+    peer_runs: int
+    estimated_finish_low_at: datetime | None
+    estimated_finish_at: datetime | None
+    estimated_finish_high_at: datetime | None
+
+
+@dataclass(frozen=True)
+class CollectionSpan:
+    first_started_at: datetime
+    span_ended_at: datetime
+    is_open: bool
+    span_hours: float
+    runs: int
+    run_hours: float
+    peak_concurrent_runs: int
+    mean_concurrent_runs: float | None
+    longest_run_id: str
+    longest_run_hours: float
+    runs_with_gpus: int
+    gpu_hours: float | None
+
+
+@dataclass(frozen=True)
+class TaskGpuHours:
+    task: str
+    runs: int
+    runs_with_gpus: int
+    gpu_hours: float | None
+
+
+@dataclass(frozen=True)
+class RunSegment:
+    run_id: str
+    task: str
+    started_at: datetime
+    ended_at: datetime
+    is_open: bool
+    live_status: str | None
+
+
+@dataclass(frozen=True)
+class LiveCollection:
+    collection: str
+    runs_running: int
+    runs_stalled: int
+    last_finish_low_at: datetime | None
+    last_finish_at: datetime | None
+    last_finish_high_at: datetime | None
+
+
+@dataclass(frozen=True)
 class CollectionProfile:
     """Everything one collection's profile shows."""
 
@@ -202,6 +275,11 @@ class CollectionProfile:
     other_events: list[OtherEventType]
     likely_typos: list[LikelyTypo]
     approximations: list[MarkerApproximation]
+    live: LiveProgress | None = None
+    live_runs: list[LiveRun] = field(default_factory=list)
+    span: CollectionSpan | None = None
+    task_gpu_hours: list[TaskGpuHours] = field(default_factory=list)
+    segments: list[RunSegment] = field(default_factory=list)
 
     @property
     def slowest_tasks(self) -> list[TaskRuntime]:
@@ -241,6 +319,11 @@ def load_build(connection) -> BuildContext:
     return fetch(connection, "build", BuildContext)[0]
 
 
+def load_live_collections(connection) -> list[LiveCollection]:
+    """The collections with a run still going at the as-of time, for the index."""
+    return fetch(connection, "live_collections", LiveCollection)
+
+
 def load_profile(connection, collection: str) -> CollectionProfile:
     """Every figure of one collection's profile."""
     snapshot = fetch_one(connection, "snapshot", Snapshot, collection=collection)
@@ -261,4 +344,9 @@ def load_profile(connection, collection: str) -> CollectionProfile:
         other_events=fetch(connection, "other_events", OtherEventType),
         likely_typos=fetch(connection, "likely_typos", LikelyTypo),
         approximations=fetch(connection, "approximations", MarkerApproximation, collection=collection),
+        live=fetch_one(connection, "live_progress", LiveProgress, collection=collection),
+        live_runs=fetch(connection, "live_runs", LiveRun, collection=collection),
+        span=fetch_one(connection, "span", CollectionSpan, collection=collection),
+        task_gpu_hours=fetch(connection, "task_gpu_hours", TaskGpuHours, collection=collection),
+        segments=fetch(connection, "run_segments", RunSegment, collection=collection),
     )

@@ -19,24 +19,36 @@ from plural import noun
 
 from report import rules
 from report.chart import mean_wall_by_task_png
-from report.data import CollectionSummary, load_build, load_collections, load_data_quality, load_profile
+from report.data import (
+    CollectionSummary,
+    LiveCollection,
+    load_build,
+    load_collections,
+    load_data_quality,
+    load_live_collections,
+    load_profile,
+)
 from report.files import safe_path, write_atomic
 from report.markdown import (
     escape_code,
     escape_text,
     fmt_count,
+    fmt_decimal,
     fmt_hours,
     fmt_minutes,
     fmt_percent,
     fmt_ratio,
     fmt_signed_hours,
+    fmt_time,
     unique_slugs,
 )
+from report.timeline import timeline_png
 
 TEMPLATES = Path(__file__).with_name("templates")
 # every mart declared below models/marts: a database that lacks one was built by another version
 REQUIRED_MARTS = mart_names()
 CHART_NAME = "mean_wall_by_task.png"
+TIMELINE_NAME = "timeline.png"
 SAFE_URL = re.compile(r"^https?://[^\s()<>\[\]`|\"']+$")
 SOURCE_WORDS = {
     "event_log": "event-log wall time (run_start to run_end)",
@@ -59,6 +71,7 @@ class ReportError(Exception):
 class IndexEntry:
     summary: CollectionSummary
     href: str
+    live: LiveCollection | None
 
 
 def link(label: str, url: str | None) -> str:
@@ -87,6 +100,8 @@ def environment() -> jinja2.Environment:
         percent=fmt_percent,
         ratio=fmt_ratio,
         signed_hours=fmt_signed_hours,
+        time=fmt_time,
+        decimal=fmt_decimal,
         source=lambda code: SOURCE_WORDS.get(code, "n/a") if code else "n/a",
         reason=lambda code: REASON_WORDS.get(code, escape_text(code)),
     )
@@ -115,7 +130,14 @@ def render_profile(env, connection, summary: CollectionSummary, folder: Path) ->
     if profile.tasks:
         write_atomic(folder / CHART_NAME, mean_wall_by_task_png(profile.tasks))
         chart = CHART_NAME
-    text = env.get_template("profile.md.j2").render(profile=profile, findings=rules.evaluate(profile), chart=chart)
+    timeline = None
+    if profile.segments:
+        as_of = profile.live.as_of_at if profile.live is not None and profile.live.is_live else None
+        write_atomic(folder / TIMELINE_NAME, timeline_png(profile.segments, as_of))
+        timeline = TIMELINE_NAME
+    text = env.get_template("profile.md.j2").render(
+        profile=profile, findings=rules.evaluate(profile), chart=chart, timeline=timeline
+    )
     page = folder / "profile.md"
     write_atomic(page, text)
     return page
@@ -137,7 +159,11 @@ def render_reports(db_path: Path, out_dir: Path, collection: str | None = None) 
             for summary in chosen
         ]
         if collection is None:
-            entries = [IndexEntry(summary, f"{slugs[summary.collection]}/profile.md") for summary in summaries]
+            live = {entry.collection: entry for entry in load_live_collections(connection)}
+            entries = [
+                IndexEntry(summary, f"{slugs[summary.collection]}/profile.md", live.get(summary.collection))
+                for summary in summaries
+            ]
             no_runs = None if entries else rules.no_runs(load_data_quality(connection))
             page = env.get_template("index.md.j2").render(
                 entries=entries, no_runs=no_runs, database=str(db_path), build=load_build(connection)

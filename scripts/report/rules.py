@@ -47,6 +47,8 @@ class Findings:
     comparison_size: Finding | None
     dominant_section: Finding | None
     limits: list[Finding]
+    live_sweep: Finding | None = None
+    gpu_hours: Finding | None = None
 
 
 def coarse_split(profile: CollectionProfile) -> Finding | None:
@@ -127,6 +129,28 @@ def dominant_section(profile: CollectionProfile) -> Finding | None:
     return None
 
 
+def live_sweep(profile: CollectionProfile) -> Finding | None:
+    """When a run is still going: when the sweep will likely be done, or why that cannot be said.
+    Which runs are stalled is the mart's rule (fct_live_runs, def_stalled)."""
+    live = profile.live
+    if live is None or not live.is_live:
+        return None
+    if live.runs_running == 0:
+        return Finding("only_stalled_runs")
+    if live.last_finish_at is None:
+        return Finding("no_finish_estimate")
+    return Finding("last_finish_estimated")
+
+
+def gpu_hours(profile: CollectionProfile) -> Finding | None:
+    """GPU-hours are quoted only when every run names its GPUs; otherwise they are unknown."""
+    if profile.span is None:
+        return None
+    if profile.span.gpu_hours is None:
+        return Finding("gpu_hours_unknown", {"runs_with_gpus": profile.span.runs_with_gpus})
+    return Finding("gpu_hours_known")
+
+
 def limits(profile: CollectionProfile) -> list[Finding]:
     """What the data cannot say, in a fixed order."""
     snapshot, found = profile.snapshot, []
@@ -166,6 +190,8 @@ def evaluate(profile: CollectionProfile) -> Findings:
         comparison_size=comparison_size(profile),
         dominant_section=dominant_section(profile),
         limits=limits(profile),
+        live_sweep=live_sweep(profile),
+        gpu_hours=gpu_hours(profile),
     )
 
 
