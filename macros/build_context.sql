@@ -36,7 +36,7 @@
         ) }}
     {%- endif -%}
     {%- if parsed.tzinfo is not none -%}
-        {%- set parsed = parsed.astimezone(modules.datetime.timezone.utc).replace(tzinfo=none) -%}
+        {%- set parsed = parsed.astimezone(modules.pytz.utc).replace(tzinfo=none) -%}
     {%- endif -%}
     cast({{ dbt.string_literal(parsed.strftime('%Y-%m-%d %H:%M:%S.%f')) }} as {{ dbt.type_timestamp() }})
 {%- endmacro %}

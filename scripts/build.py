@@ -17,7 +17,9 @@ Before dbt starts, the raw folder dbt is handed (RUNLENS_RAW_DIR, a relative one
 repo folder; default data/sample) is checked as the build's own listing checks it
 (raw_logs/listing.py): a path that does not exist, is a file or cannot be read stops the build
 with one line (exit 2), as does a RUNLENS_AS_OF that is no time (raw_logs/as_of.py). A folder
-with no logs builds empty marts and says so in one line.
+with no logs builds empty marts and says so in one line. A build of the bundled sample with no
+RUNLENS_AS_OF set is pinned to the sample's as-of time (raw_logs/as_of.py SAMPLE_AS_OF), so its
+live collection reads as the sweep in progress it was written as, whenever it is built.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from raw_logs.as_of import AsOfError, pinned_as_of  # noqa: E402
+from raw_logs.as_of import AsOfError, pinned_as_of, sample_pin  # noqa: E402
 from raw_logs.listing import DEFAULT_RAW_DIR, RawFolderError, has_log_files, no_logs_note  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
@@ -93,6 +95,7 @@ def build(dbt_args: list[str]) -> int:
         # profile is the same for every build of a database of that name: dbt then reuses its
         # parse of the project instead of parsing it all again
         environment = {**os.environ, "RUNLENS_DB": building.name, "RUNLENS_RAW_DIR": str(raw)}
+        environment.update(sample_pin(raw, os.environ))
         environment.setdefault("DBT_PROFILES_DIR", str(REPO))
         command = [str(dbt), *REFRESH, "--project-dir", str(REPO), *dbt_args]
         result = subprocess.run(command, cwd=database.parent, env=environment, check=False)

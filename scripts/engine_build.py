@@ -23,6 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from engines.connections import postgres_connection, postgres_settings  # noqa: E402
 from engines.raw_loader import load  # noqa: E402
 from plural import plural  # noqa: E402
+from raw_logs.as_of import sample_pin  # noqa: E402
 from raw_logs.listing import check_raw_dir  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
@@ -67,6 +68,7 @@ def main(argv: list[str]) -> int:
         if status != 0:
             return status
     environment = {**os.environ, "RUNLENS_RAW_DIR": raw_dir()}
+    environment.update(sample_pin(raw_dir(), os.environ))  # the sample's live collection: its as-of time
     environment.setdefault("DBT_PROFILES_DIR", str(REPO))
     environment.setdefault("DBT_SEND_ANONYMOUS_USAGE_STATS", "false")
     if engine == "spark":  # the in-process Spark driver binds to the loopback interface only

@@ -7,6 +7,10 @@ Writes, under data/sample/ (or --out), one JSON Lines file per run:
       wall times follow the reference profile (mean ~1.23h, tail share ~12%).
   from-entangled-v2__continuous-v2/<run_id>.jsonl[.gz]  24 baseline runs without
       run_end but with a `profile` event (wall_seconds ~10.3h mean, sections).
+  from-entangled-v2__continuous-v4-live/<run_id>.jsonl  14 runs of a sweep in progress at
+      the sample's as-of time (raw_logs/as_of.py SAMPLE_AS_OF, 2025-03-10T12:00:00Z): 8 completed,
+      1 failed, 4 running at different markers (one resumed after a crash) and 1 stalled (silent
+      for 3 hours after step_1000); the runs of two tasks name their GPUs (`resources`).
   zz-faults/mixed_faults.jsonl  CRLF, blank lines, lines of several reject reasons (one a
       likely typo of run_end), an other event (heartbeat) and an exact duplicate of a v3
       checkpoint line.
@@ -14,7 +18,7 @@ Writes, under data/sample/ (or --out), one JSON Lines file per run:
   (other events: kept apart, never rejected).
 
 Deterministic (random.Random(--seed), gzip mtime=0). Re-running first deletes
-the *.jsonl and *.jsonl.gz files in the three folders it owns.
+the *.jsonl and *.jsonl.gz files in the four folders it owns.
 
 Usage: python scripts/generate_sample.py [--out DIR] [--seed N]
 
@@ -41,9 +45,12 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
+from raw_logs.as_of import SAMPLE_AS_OF, parse_as_of
+
 REPO = Path(__file__).resolve().parent.parent
 V3 = "from-entangled-v2/continuous-v3-beta-schedule"
 V2 = "from-entangled-v2/continuous-v2"
+V4 = "from-entangled-v2/continuous-v4-live"
 FAULTS_DIR = "zz-faults"  # sorts after the run folders, so the duplicate is the later copy
 STEPS = tuple(range(200, 1401, 200))
 EPOCH0 = datetime(1970, 1, 1, tzinfo=UTC)
@@ -110,8 +117,9 @@ class Run:
         event = {"run_id": self.run_id, "event": event, "ts": int(ms), **fields}
         self.events.append(event)
 
-    def run_start(self, ms: float, task: str, config: dict) -> None:
-        self.add("run_start", ms, collection=self.collection, task=task, config=config)
+    def run_start(self, ms: float, task: str, config: dict, resources: dict | None = None) -> None:
+        extra = {"resources": resources} if resources is not None else {}
+        self.add("run_start", ms, collection=self.collection, task=task, config=config, **extra)
 
 
 def fmt_ts(ms: int, style: str) -> str | float:
@@ -221,6 +229,79 @@ def v2_runs(seed: int) -> list[Run]:
     return [v2_run(rng, task, k) for task in V2_TASK_FACTOR for k in ks]
 
 
+# The live collection: a sweep in progress at SAMPLE_AS_OF. Per task: the GPUs its runs name
+# (None: they name none) and each run's fate: "done", "failed" (run_end failed after step_600),
+# ("running", step) cut after that checkpoint a few minutes before the as-of time,
+# ("resumed", step): crashed after step_400, restarted RESUME_GAP_S later and cut after step,
+# ("stalled", step): cut after step, silent since for V4_STALL_S.
+V4_TASKS = {
+    "base_conversion": (
+        {"gpus": 8, "gpu_type": "H100"},
+        ("done", "done", "done", "done", ("running", 600), ("stalled", 1000)),
+    ),
+    "grid_pathfinding": (
+        {"gpus": 4, "gpu_type": "H100"},
+        ("done", "done", "done", ("running", 200), ("resumed", 800)),
+    ),
+    "list_summation": (None, ("done", "failed", ("running", 1000))),
+}
+V4_START = datetime(2025, 3, 10, 0, tzinfo=UTC)
+V4_STALL_S = 3 * 3600
+V4_CRASH_STEP = 400
+
+
+def v4_run(rng: random.Random, task: str, k: int, fate, resources: dict | None) -> Run:
+    """One run of the live collection: every marker of a whole run is drawn (as for v3), then the
+    run is placed in time: a finished run starts in the sweep's first 3 hours, a live one so that
+    its last marker lies its silence before the as-of time."""
+    run = Run(f"v4-{task}-{k:02d}", V4)
+    mean_h, width, tail_share = V3_TASKS[task]
+    scale = 1 + width * rng.choice((-0.4, -0.2, 0.0, 0.2, 0.4))
+    total_s = mean_h * 3600 * scale
+    windows, tail = v3_windows(rng, total_s, total_s * tail_share * scale ** (TAIL_EXP - 1))
+    kind, cut_step = (fate, None) if isinstance(fate, str) else fate
+    # offsets (ms from the start) of every marker of the run as drawn: (event, offset, fields)
+    markers, t = [], 0.0
+    for step, window in zip(STEPS, windows[:-1], strict=True):
+        t += window * 1000
+        markers.append(("checkpoint", t, {"step": step}))
+        if kind == "failed" and step == 600:
+            markers.append(("run_end", t + window * 400, {"status": "failed"}))
+            break
+        if step == cut_step:
+            break
+        if kind == "resumed" and step == V4_CRASH_STEP:
+            t += RESUME_GAP_S * 1000
+            markers.append(("run_start", t, {}))
+    else:
+        t += windows[-1] * 1000
+        markers.append(("epoch_end", t, {"epoch": 1, "step": 1500}))
+        markers.append(("run_end", t + tail * 1000, {"status": "completed"}))
+    if kind in ("done", "failed"):
+        t0 = (V4_START - EPOCH0).total_seconds() * 1000 + rng.uniform(0, 3 * 3_600_000)
+    else:
+        silence_s = V4_STALL_S if kind == "stalled" else rng.uniform(3 * 60, 8 * 60)
+        as_of_ms = (parse_as_of(SAMPLE_AS_OF).replace(tzinfo=UTC) - EPOCH0).total_seconds() * 1000
+        t0 = as_of_ms - silence_s * 1000 - markers[-1][1]
+    cfg = config(100 + k, True, rng)
+    run.run_start(t0, task, cfg, resources)
+    for event, offset, fields in markers:
+        if event == "run_start":
+            run.run_start(t0 + offset, task, {**cfg, "resumed_from_step": V4_CRASH_STEP}, resources)
+        else:
+            run.add(event, t0 + offset, **fields)
+    return run
+
+
+def v4_runs(seed: int) -> list[Run]:
+    rng = random.Random(f"{seed}:{V4}")
+    return [
+        v4_run(rng, task, k, fate, resources)
+        for task, (resources, fates) in V4_TASKS.items()
+        for k, fate in enumerate(fates, start=1)
+    ]
+
+
 def run_lines(run: Run) -> list[str]:
     events = list(run.events)
     if "out_of_order" in run.quirks:  # step_1400 after epoch_end; the pipeline sorts
@@ -265,7 +346,7 @@ def slug(collection: str) -> str:
 
 
 def clean(out: Path) -> None:
-    for sub in (slug(V3), slug(V2), FAULTS_DIR):
+    for sub in (slug(V3), slug(V2), slug(V4), FAULTS_DIR):
         for pattern in ("*.jsonl", "*.jsonl.gz"):
             for path in (out / sub).glob(pattern):
                 path.unlink()
@@ -490,7 +571,7 @@ def main() -> None:
         out = args.out or REPO / "data" / "sample"
         clean(out)
         v3 = v3_runs(args.seed)
-        for run in v3 + v2_runs(args.seed):
+        for run in v3 + v2_runs(args.seed) + v4_runs(args.seed):
             write_run(out, run)
         faults = out / FAULTS_DIR / "mixed_faults.jsonl"
         write_lines(faults, fault_lines(v3), eol=b"\r\n")

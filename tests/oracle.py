@@ -137,14 +137,191 @@ def collection_stats(runs: dict[str, Run], collection: str) -> dict:
         "mean_tail_seconds": statistics.fmean(tails) if tails else None,
         "max_tail_seconds": max(tails) if tails else None,
         "mean_tail_share": statistics.fmean(shares) if shares else None,
-        "p90_wall_seconds": percentile(walls, 90),
-        "p95_wall_seconds": percentile(walls, 95),
+        "p90_wall_seconds": percentile(walls, 0.9),
+        "p95_wall_seconds": percentile(walls, 0.95),
         "slowest_to_fastest_task_ratio": max(task_means.values()) / min(task_means.values()),
     }
 
 
-def percentile(values: list[float], percent: int) -> float:
+# ---------------------------------------------------------------------------------------------
+# Live runs at an as-of time (models/marts/live/_live__docs.md), read again from the events: no
+# SQL, no shared code. Percentiles come from the standard library's statistics.quantiles
+# (method "inclusive" is the interpolation def_percentiles states).
+
+STALL_MULTIPLE, STALL_MIN_SECONDS, MIN_TASK_PEERS = 3, 600, 3
+
+
+@dataclass
+class Timeline:
+    """A run's kept markers with their active seconds, its running stretches and its GPUs."""
+
+    run_id: str
+    collection: str
+    task: str
+    status: str
+    markers: list[tuple[str, str, datetime, float]]  # (event, label, at, active seconds to it)
+    next_interval: dict[int, float]  # marker position -> seconds of the interval after it
+    last_event_at: datetime
+    ended_at: datetime | None
+    active: float | None  # finished runs: wall less downtime (a profiled run: its wall)
+    downtime: float
+    gpus: int | None
+
+
+def timelines(events: list[dict]) -> dict[str, Timeline]:
+    by_run: dict[str, list[dict]] = {}
+    for event in events:
+        by_run.setdefault(event["run_id"], []).append(event)
+    runs = runs_from(events)
+    found = {}
+    for run_id, run_events in by_run.items():
+        run = runs[run_id]
+        starts = sorted((e for e in run_events if e["event"] == "run_start"), key=lambda e: (e["_at"], e["_order"]))
+        if not starts:
+            continue
+        markers = sorted(
+            (e for e in run_events if e["event"] in MARKER_RANK),
+            key=lambda e: (e["_at"], MARKER_RANK[e["event"]], e.get("step") or -1, e["_order"]),
+        )
+        first = markers.index(starts[0]) if starts[0] in markers else 0
+        ends = [i for i, m in enumerate(markers) if m["event"] == "run_end"]
+        last_start = max(i for i, m in enumerate(markers) if m["event"] == "run_start")
+        final_end = ends[-1] if ends and ends[-1] > last_start else None
+        kept = [
+            m
+            for i, m in enumerate(markers)
+            if i >= first and (final_end is None or i <= final_end) and (m["event"] != "run_end" or i == final_end)
+        ]
+        active, rows, following = 0.0, [], {}
+        for i, marker in enumerate(kept):
+            if i > 0:
+                gap = seconds(kept[i - 1]["_at"], marker["_at"])
+                following[i - 1] = gap
+                if marker["event"] != "run_start":
+                    active += gap
+            label = f"step_{marker['step']}" if marker["event"] == "checkpoint" else marker["event"]
+            rows.append((marker["event"], label, marker["_at"], active))
+        gpus = None
+        for start in starts:  # the latest run_start that names its GPUs
+            resources = start.get("resources")
+            value = resources.get("gpus") if isinstance(resources, dict) else None
+            if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+                gpus = value
+        found[run_id] = Timeline(
+            run_id=run_id,
+            collection=starts[0]["collection"],
+            task=starts[0]["task"],
+            status=run.status,
+            markers=rows,
+            next_interval=following,
+            last_event_at=max(e["_at"] for e in run_events),
+            ended_at=kept[-1]["_at"] if final_end is not None else None,
+            active=run.wall - run.downtime if run.wall is not None else None,
+            downtime=run.downtime,
+            gpus=gpus,
+        )
+    return found
+
+
+def percentile(values: list[float], fraction: float) -> float:
     """The inclusive (linear) percentile, as spreadsheets' PERCENTILE.INC computes it."""
     if len(values) == 1:
         return values[0]
-    return statistics.quantiles(values, n=100, method="inclusive")[percent - 1]
+    cuts = statistics.quantiles(values, n=100, method="inclusive")
+    return cuts[round(fraction * 100) - 1]
+
+
+@dataclass
+class LiveRun:
+    run_id: str
+    live_status: str
+    last_marker_label: str
+    silent_seconds: float
+    stall_threshold_seconds: float
+    peer_set: str
+    peer_runs: int
+    pace_ratio: float | None
+    remaining: tuple[float, float, float] | None  # low, point, high
+    running_seconds: float  # seconds its stretches ran (to the as-of time while running)
+
+
+def live_runs(lines: dict[str, Timeline], as_of: datetime) -> dict[str, LiveRun]:
+    peers_by_collection: dict[str, list[Timeline]] = {}
+    for line in lines.values():
+        if line.status == "completed" and line.ended_at is not None:
+            peers_by_collection.setdefault(line.collection, []).append(line)
+    found = {}
+    for line in lines.values():
+        if line.status != "incomplete":
+            continue
+        progress = [m for i, m in enumerate(line.markers) if not (m[0] == "run_start" and i > 0)]
+        _, label, _, to_marker = progress[-1]
+        at_marker = []  # (peer, active to the marker, remaining after it, next interval)
+        for peer in peers_by_collection.get(line.collection, []):
+            position = next((i for i, m in enumerate(peer.markers) if m[1] == label), None)
+            if position is not None:
+                reached = peer.markers[position][3]
+                at_marker.append((peer, reached, peer.active - reached, peer.next_interval.get(position)))
+        same_task = [row for row in at_marker if row[0].task == line.task]
+        if len(same_task) >= MIN_TASK_PEERS:
+            peer_set, chosen = "task", same_task
+        else:
+            peer_set, chosen = ("collection", at_marker) if at_marker else ("none", [])
+        nexts = [row[3] for row in chosen if row[3] is not None]
+        threshold = max(STALL_MULTIPLE * percentile(nexts, 0.95) if nexts else 0.0, STALL_MIN_SECONDS)
+        silent = seconds(line.last_event_at, as_of)
+        status = "stalled" if silent > threshold else "running"
+        pace, remaining = None, None
+        if chosen:
+            median_reached = statistics.median(row[1] for row in chosen)
+            pace = to_marker / median_reached if median_reached > 0 else 1.0
+            since = seconds(line.markers[0][2], as_of) - line.downtime - to_marker
+            needed = [row[2] for row in chosen]
+            remaining = tuple(max(percentile(needed, p) * pace - since, 0.0) for p in (0.25, 0.5, 0.75))
+        end = as_of if status == "running" else line.last_event_at
+        running = sum(b - a for a, b in stretches(line, end)) if line.markers else 0.0
+        found[line.run_id] = LiveRun(
+            line.run_id, status, label, silent, threshold, peer_set, len(chosen), pace, remaining, running
+        )
+    return found
+
+
+def stretches(line: Timeline, end: datetime) -> list[tuple[float, float]]:
+    """The run's running stretches as (start, end) in Unix seconds: a restart's downtime left out."""
+    result, opened = [], line.markers[0][2]
+    for i, (event, _, at, _) in enumerate(line.markers):
+        if event == "run_start" and i > 0:
+            result.append((opened.timestamp(), line.markers[i - 1][2].timestamp()))
+            opened = at
+    result.append((opened.timestamp(), end.timestamp()))
+    return result
+
+
+def collection_stretches(
+    lines: dict[str, Timeline], live: dict[str, LiveRun], as_of: datetime, collection: str
+) -> dict[str, list[tuple[float, float]]]:
+    """Each run's stretches: to its final run_end, to the as-of time while it runs, else (stalled,
+    or measured by the profiler) to its last event."""
+    found = {}
+    for line in lines.values():
+        if line.collection != collection:
+            continue
+        if line.ended_at is not None:
+            end = line.ended_at
+        elif line.run_id in live and live[line.run_id].live_status == "running":
+            end = as_of
+        else:
+            end = line.last_event_at
+        found[line.run_id] = stretches(line, end)
+    return found
+
+
+def concurrency(all_stretches: list[tuple[float, float]]) -> tuple[float, float, int, float]:
+    """(first start, last end, peak, run seconds) of a list of stretches: between each two
+    consecutive instants where any stretch starts or ends, count the stretches that cover it."""
+    instants = sorted({t for stretch in all_stretches for t in stretch})
+    peak = 0
+    for left, right in zip(instants, instants[1:], strict=False):
+        covering = sum(1 for a, b in all_stretches if a <= left and b >= right)
+        peak = max(peak, covering)
+    return instants[0], instants[-1], peak, sum(b - a for a, b in all_stretches)

@@ -4,6 +4,7 @@ and against what the sample is meant to show (scripts/generate_sample.py, the re
 import pytest
 from conftest import SAMPLE
 from oracle import collection_stats, read_events, runs_from
+from raw_logs.as_of import SAMPLE_AS_OF, parse_as_of
 
 V3 = "from-entangled-v2/continuous-v3-beta-schedule"
 V2 = "from-entangled-v2/continuous-v2"
@@ -92,12 +93,14 @@ def test_sample_has_other_events_and_a_likely_typo(sample_db):
 
 
 def test_the_build_records_its_raw_folder_and_as_of_time(sample_db):
-    """dim_build: the sample's absolute path, and the build's start as the as-of time (nothing pinned)."""
+    """dim_build: the sample's absolute path, and the sample's as-of time, which the tests' builds pin
+    (tests/pipeline.py), as scripts/build.py does for the sample."""
     raw_dir, started, as_of, source = sample_db.execute(
         "select raw_dir, build_started_at, as_of_at, as_of_source from dim_build"
     ).fetchone()
     assert raw_dir == str(SAMPLE.resolve())
-    assert (as_of, source) == (started, "build_start")
+    assert (as_of, source) == (parse_as_of(SAMPLE_AS_OF), "pinned")
+    assert started > as_of
 
 
 def oracle_parts(run) -> dict[str, float]:

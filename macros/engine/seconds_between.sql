@@ -17,3 +17,20 @@
 {% macro spark__seconds_between(from_ts, to_ts) -%}
     ((unix_micros({{ to_ts }}) - unix_micros({{ from_ts }})) / 1000000.0D)
 {%- endmacro %}
+
+{#- A timestamp plus a number of seconds (a double), rounded to the microsecond (halves up). -#}
+{% macro add_seconds(ts, seconds) -%}
+    {{ return(adapter.dispatch('add_seconds', 'runlens')(ts, seconds)) }}
+{%- endmacro %}
+
+{% macro duckdb__add_seconds(ts, seconds) -%}
+    ({{ ts }} + to_microseconds(cast(floor(({{ seconds }}) * 1000000 + 0.5) as bigint)))
+{%- endmacro %}
+
+{% macro postgres__add_seconds(ts, seconds) -%}
+    ({{ ts }} + cast(floor(({{ seconds }}) * 1000000 + 0.5) as bigint) * interval '1 microsecond')
+{%- endmacro %}
+
+{% macro spark__add_seconds(ts, seconds) -%}
+    timestamp_micros(unix_micros({{ ts }}) + cast(floor(({{ seconds }}) * 1000000 + 0.5) as bigint))
+{%- endmacro %}

@@ -10,7 +10,7 @@
 -- (int_event_occurrences).
 {%- set event_fields = [
     'run_id', 'event', 'ts', 'step', 'epoch', 'collection', 'task', 'config', 'status', 'wall_seconds',
-    'sections', 'final', 'source_format', 'source_path', 'is_approximate', 'approximation'
+    'sections', 'final', 'source_format', 'source_path', 'is_approximate', 'approximation', 'resources'
 ] %}
 with
 
@@ -68,6 +68,8 @@ fields as {{ runlens.materialized_cte() }} (
         {{ runlens.json_text('doc', 'task') }} as task,
         {{ runlens.json_kind('doc', 'config') }} as config_kind,
         {{ runlens.json_value('doc', 'config') }} as config,
+        {{ runlens.json_kind('doc', 'resources') }} as resources_kind,
+        {{ runlens.json_value('doc', 'resources') }} as resources,
         {{ runlens.json_text('doc', 'status') }} as run_end_status,
         {{ runlens.json_kind('doc', 'wall_seconds') }} as wall_seconds_kind,
         {{ runlens.json_text('doc', 'wall_seconds') }} as wall_seconds_text,
@@ -178,6 +180,9 @@ event_lines as (
             when reject_reason is null and event_type = 'run_start' and config_kind = 'object' then config
         end as config,
         case
+            when reject_reason is null and event_type = 'run_start' and resources_kind = 'object' then resources
+        end as resources,
+        case
             when reject_reason is null and event_type = 'run_end' then coalesce(run_end_status, 'completed')
         end as run_end_status,
         case when reject_reason is null and event_type = 'profile' then profile_wall_seconds end
@@ -223,6 +228,7 @@ final as (
         collection,
         task,
         config,
+        resources,
         run_end_status,
         profile_wall_seconds,
         profile_sections,

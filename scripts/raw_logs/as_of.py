@@ -8,9 +8,16 @@ marts hold it as naive UTC, like every other timestamp (models/staging/input_con
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from datetime import UTC, datetime
+from pathlib import Path
 
 AS_OF_VARIABLE = "RUNLENS_AS_OF"
+# The bundled sample's live collection (scripts/generate_sample.py) is a sweep in progress at this
+# instant: a build of the sample with nothing pinned is pinned to it (scripts/build.py), and so
+# are the tests' builds (tests/pipeline.py), so its figures are the same whenever it is built.
+SAMPLE_AS_OF = "2025-03-10T12:00:00Z"
+SAMPLE_DIR = Path(__file__).resolve().parents[2] / "data" / "sample"
 
 
 class AsOfError(ValueError):
@@ -34,3 +41,15 @@ def pinned_as_of() -> datetime | None:
     """RUNLENS_AS_OF as naive UTC, or None when it is not set (the build's start is the as-of time)."""
     text = os.environ.get(AS_OF_VARIABLE, "").strip()
     return parse_as_of(text) if text else None
+
+
+def sample_pin(raw_dir: str | Path, environ: Mapping[str, str]) -> dict[str, str]:
+    """{RUNLENS_AS_OF: SAMPLE_AS_OF} when raw_dir is the bundled sample and nothing is pinned yet
+    (the sample's live collection then reads as the sweep in progress it was written as), else {}."""
+    if environ.get(AS_OF_VARIABLE, "").strip():
+        return {}
+    try:
+        is_sample = Path(raw_dir).resolve() == SAMPLE_DIR
+    except OSError:
+        return {}
+    return {AS_OF_VARIABLE: SAMPLE_AS_OF} if is_sample else {}

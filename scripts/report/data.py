@@ -277,6 +277,79 @@ class IntervalKind:
 
 
 @dataclass(frozen=True)
+class LiveProgress:
+    as_of_at: datetime
+    is_live: bool
+    runs_completed: int
+    runs_failed: int
+    runs_running: int
+    runs_stalled: int
+    last_finish_low_at: datetime | None
+    last_finish_at: datetime | None
+    last_finish_high_at: datetime | None
+    spent_percent: float | None
+
+
+@dataclass(frozen=True)
+class LiveRun:
+    run_id: str
+    task: str
+    live_status: str
+    last_marker_label: str
+    elapsed_hours: float
+    silent_minutes: float
+    peer_set: str
+    peer_runs: int
+    estimated_finish_low_at: datetime | None
+    estimated_finish_at: datetime | None
+    estimated_finish_high_at: datetime | None
+
+
+@dataclass(frozen=True)
+class CollectionSpan:
+    first_started_at: datetime
+    span_ended_at: datetime
+    is_open: bool
+    span_hours: float
+    runs: int
+    run_hours: float
+    peak_concurrent_runs: int
+    mean_concurrent_runs: float | None
+    longest_run_id: str
+    longest_run_hours: float
+    runs_with_gpus: int
+    gpu_hours: float | None
+
+
+@dataclass(frozen=True)
+class TaskGpuHours:
+    task: str
+    runs: int
+    runs_with_gpus: int
+    gpu_hours: float | None
+
+
+@dataclass(frozen=True)
+class RunSegment:
+    run_id: str
+    task: str
+    started_at: datetime
+    ended_at: datetime
+    is_open: bool
+    live_status: str | None
+
+
+@dataclass(frozen=True)
+class LiveCollection:
+    collection: str
+    runs_running: int
+    runs_stalled: int
+    last_finish_low_at: datetime | None
+    last_finish_at: datetime | None
+    last_finish_high_at: datetime | None
+
+
+@dataclass(frozen=True)
 class CollectionProfile:
     """Everything one collection's profile shows."""
 
@@ -305,6 +378,12 @@ class CollectionProfile:
     difference_parts: list[DifferencePart] = field(default_factory=list)
     position_comparisons: list[PositionComparison] = field(default_factory=list)
     stragglers: list[Straggler] = field(default_factory=list)
+    # live sweeps: progress, running and stalled runs, span and concurrency (issue 16)
+    live: LiveProgress | None = None
+    live_runs: list[LiveRun] = field(default_factory=list)
+    span: CollectionSpan | None = None
+    task_gpu_hours: list[TaskGpuHours] = field(default_factory=list)
+    segments: list[RunSegment] = field(default_factory=list)
 
     @property
     def difference_split_possible(self) -> bool:
@@ -372,6 +451,11 @@ def load_build(connection) -> BuildContext:
     return fetch(connection, "build", BuildContext)[0]
 
 
+def load_live_collections(connection) -> list[LiveCollection]:
+    """The collections with a run still going at the as-of time, for the index."""
+    return fetch(connection, "live_collections", LiveCollection)
+
+
 def load_profile(connection, collection: str) -> CollectionProfile:
     """Every figure of one collection's profile."""
     snapshot = fetch_one(connection, "snapshot", Snapshot, collection=collection)
@@ -400,4 +484,9 @@ def load_profile(connection, collection: str) -> CollectionProfile:
         epoch_positions=fetch(connection, "epoch_positions", EpochPosition, collection=collection),
         slowest_epochs=fetch(connection, "slowest_epochs", EpochPosition, collection=collection),
         interval_kinds=fetch(connection, "interval_kinds", IntervalKind, collection=collection),
+        live=fetch_one(connection, "live_progress", LiveProgress, collection=collection),
+        live_runs=fetch(connection, "live_runs", LiveRun, collection=collection),
+        span=fetch_one(connection, "span", CollectionSpan, collection=collection),
+        task_gpu_hours=fetch(connection, "task_gpu_hours", TaskGpuHours, collection=collection),
+        segments=fetch(connection, "run_segments", RunSegment, collection=collection),
     )

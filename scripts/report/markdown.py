@@ -20,6 +20,7 @@ import string
 import unicodedata
 from collections import Counter
 from collections.abc import Iterable
+from datetime import datetime
 
 MAX_SLUG = 80
 _FALLBACK_SLUG = "collection"
@@ -165,3 +166,13 @@ def fmt_count(count: int | float | None) -> str:
     if isinstance(count, int):
         return f"{count:,}"
     return _fmt(count, ",.0f", "")
+
+
+def fmt_time(instant: datetime | None) -> str:
+    """A UTC timestamp to the minute: ``2025-03-10 13:08 UTC`` (``n/a`` when unknown)."""
+    return "n/a" if instant is None else instant.strftime("%Y-%m-%d %H:%M UTC")
+
+
+def fmt_decimal(value: float | None) -> str:
+    """``1.0928`` -> ``"1.09"`` (2 decimals, no unit)."""
+    return _fmt(value, ".2f", "")

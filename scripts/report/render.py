@@ -19,12 +19,21 @@ from plural import noun
 
 from report import rules
 from report.chart import epoch_duration_png, mean_wall_by_task_png, position_comparison_png
-from report.data import CollectionSummary, load_build, load_collections, load_data_quality, load_profile
+from report.data import (
+    CollectionSummary,
+    LiveCollection,
+    load_build,
+    load_collections,
+    load_data_quality,
+    load_live_collections,
+    load_profile,
+)
 from report.files import safe_path, write_atomic
 from report.markdown import (
     escape_code,
     escape_text,
     fmt_count,
+    fmt_decimal,
     fmt_hours,
     fmt_minutes,
     fmt_percent,
@@ -33,9 +42,11 @@ from report.markdown import (
     fmt_signed_hours,
     fmt_signed_minutes,
     fmt_signed_seconds,
+    fmt_time,
     fmt_zscore,
     unique_slugs,
 )
+from report.timeline import timeline_png
 
 TEMPLATES = Path(__file__).with_name("templates")
 # every mart declared below models/marts: a database that lacks one was built by another version
@@ -43,6 +54,7 @@ REQUIRED_MARTS = mart_names()
 CHART_NAME = "mean_wall_by_task.png"
 EPOCH_CHART_NAME = "epoch_durations.png"
 POSITION_CHART_NAME = "windows_against_baseline.png"
+TIMELINE_NAME = "timeline.png"
 SAFE_URL = re.compile(r"^https?://[^\s()<>\[\]`|\"']+$")
 SOURCE_WORDS = {
     "event_log": "event-log wall time (run_start to run_end)",
@@ -85,6 +97,7 @@ class ReportError(Exception):
 class IndexEntry:
     summary: CollectionSummary
     href: str
+    live: LiveCollection | None
 
 
 def link(label: str, url: str | None) -> str:
@@ -119,6 +132,8 @@ def environment() -> jinja2.Environment:
         zscore=fmt_zscore,
         part_name=lambda part: PART_WORDS.get(part, escape_text(part)),
         kind_holds=lambda kind: KIND_WORDS.get(kind, "n/a"),
+        time=fmt_time,
+        decimal=fmt_decimal,
         source=lambda code: SOURCE_WORDS.get(code, "n/a") if code else "n/a",
         reason=lambda code: REASON_WORDS.get(code, escape_text(code)),
     )
@@ -155,8 +170,18 @@ def render_profile(env, connection, summary: CollectionSummary, folder: Path) ->
     if profile.difference_split_possible and profile.position_comparisons:
         write_atomic(folder / POSITION_CHART_NAME, position_comparison_png(profile.position_comparisons))
         position_chart = POSITION_CHART_NAME
+    timeline = None
+    if profile.segments:
+        as_of = profile.live.as_of_at if profile.live is not None and profile.live.is_live else None
+        write_atomic(folder / TIMELINE_NAME, timeline_png(profile.segments, as_of))
+        timeline = TIMELINE_NAME
     text = env.get_template("profile.md.j2").render(
-        profile=profile, findings=findings, chart=chart, epoch_chart=epoch_chart, position_chart=position_chart
+        profile=profile,
+        findings=findings,
+        chart=chart,
+        epoch_chart=epoch_chart,
+        position_chart=position_chart,
+        timeline=timeline,
     )
     page = folder / "profile.md"
     write_atomic(page, text)
@@ -179,7 +204,11 @@ def render_reports(db_path: Path, out_dir: Path, collection: str | None = None) 
             for summary in chosen
         ]
         if collection is None:
-            entries = [IndexEntry(summary, f"{slugs[summary.collection]}/profile.md") for summary in summaries]
+            live = {entry.collection: entry for entry in load_live_collections(connection)}
+            entries = [
+                IndexEntry(summary, f"{slugs[summary.collection]}/profile.md", live.get(summary.collection))
+                for summary in summaries
+            ]
             no_runs = None if entries else rules.no_runs(load_data_quality(connection))
             page = env.get_template("index.md.j2").render(
                 entries=entries, no_runs=no_runs, database=str(db_path), build=load_build(connection)

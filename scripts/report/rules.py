@@ -57,6 +57,8 @@ class Findings:
     first_epoch: Finding | None = None
     final_epoch_end_tail: Finding | None = None
     coinciding_markers: Finding | None = None
+    live_sweep: Finding | None = None
+    gpu_hours: Finding | None = None
 
 
 def coarse_split(profile: CollectionProfile) -> Finding | None:
@@ -184,6 +186,28 @@ def coinciding_markers(profile: CollectionProfile) -> Finding | None:
     return Finding("markers_coincide", {"kinds": kinds, "whole_epochs": whole_epochs})
 
 
+def live_sweep(profile: CollectionProfile) -> Finding | None:
+    """When a run is still going: when the sweep will likely be done, or why that cannot be said.
+    Which runs are stalled is the mart's rule (fct_live_runs, def_stalled)."""
+    live = profile.live
+    if live is None or not live.is_live:
+        return None
+    if live.runs_running == 0:
+        return Finding("only_stalled_runs")
+    if live.last_finish_at is None:
+        return Finding("no_finish_estimate")
+    return Finding("last_finish_estimated")
+
+
+def gpu_hours(profile: CollectionProfile) -> Finding | None:
+    """GPU-hours are quoted only when every run names its GPUs; otherwise they are unknown."""
+    if profile.span is None:
+        return None
+    if profile.span.gpu_hours is None:
+        return Finding("gpu_hours_unknown", {"runs_with_gpus": profile.span.runs_with_gpus})
+    return Finding("gpu_hours_known")
+
+
 def limits(profile: CollectionProfile) -> list[Finding]:
     """What the data cannot say, in a fixed order."""
     snapshot, found = profile.snapshot, []
@@ -227,6 +251,8 @@ def evaluate(profile: CollectionProfile) -> Findings:
         first_epoch=first_epoch(profile),
         final_epoch_end_tail=final_epoch_end_tail(profile),
         coinciding_markers=coinciding_markers(profile),
+        live_sweep=live_sweep(profile),
+        gpu_hours=gpu_hours(profile),
     )
 
 

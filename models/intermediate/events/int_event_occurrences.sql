@@ -9,7 +9,7 @@
 {%- set event_key = ['run_id', 'event_type', 'event_at', 'step', 'epoch'] %}
 {%- set line_columns = [
     'event_id', 'file_path', 'line_number', 'run_id', 'event_type', 'event_at', 'step', 'epoch', 'collection',
-    'task', 'config', 'run_end_status', 'profile_wall_seconds', 'profile_sections', 'profile_is_final',
+    'task', 'config', 'resources', 'run_end_status', 'profile_wall_seconds', 'profile_sections', 'profile_is_final',
     'source_format', 'source_path', 'is_approximate', 'approximation'
 ] %}
 with
@@ -27,6 +27,7 @@ valid_lines as (
         collection,
         task,
         config,
+        resources,
         run_end_status,
         profile_wall_seconds,
         profile_sections,

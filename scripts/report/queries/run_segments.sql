@@ -1,0 +1,17 @@
+-- The stretches each run of the collection ran (fct_run_segments), for the timeline chart, with
+-- the live state of runs still going (fct_live_runs); runs in order of their first start. Reads
+-- marts only.
+select
+    segments.run_id,
+    segments.task,
+    segments.started_at,
+    segments.ended_at,
+    segments.is_open,
+    live_runs.live_status
+from fct_run_segments as segments
+left join fct_live_runs as live_runs on segments.run_id = live_runs.run_id
+where segments.collection = $collection
+order by
+    min(segments.started_at) over (partition by segments.run_id),
+    segments.run_id,
+    segments.segment_index
