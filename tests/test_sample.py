@@ -142,3 +142,34 @@ def test_difference_from_the_baseline_splits_as_the_oracle_says(sample_db):
         assert baseline == pytest.approx(mean[V2][part], abs=1e-6), part
         assert share == pytest.approx((mean[V3][part] - mean[V2][part]) / difference, abs=1e-9), part
     assert sum(row[3] for row in rows) == pytest.approx(1.0)
+
+
+def test_regressions_are_the_tasks_the_oracle_finds_slower(sample_db):
+    """A task regressed when its mean is more than 10% above the baseline's with 3 or more analysed
+    runs on both sides: in the sample only v4's base_conversion (generated 25% slower than v3)."""
+    v4 = "from-entangled-v2/continuous-v4-live"
+    expected = set()
+    for current, baseline in ((V3, V2), (v4, V3)):
+        walls = {
+            collection: {
+                task: [
+                    run.wall
+                    for run in ORACLE_RUNS.values()
+                    if run.collection == collection and run.task == task and run.status == "completed"
+                ]
+                for task in {run.task for run in ORACLE_RUNS.values() if run.collection == collection}
+            }
+            for collection in (current, baseline)
+        }
+        for task, runs in walls[current].items():
+            analysed, base_analysed = runs, walls[baseline].get(task, [])
+            if len(analysed) >= 3 and len(base_analysed) >= 3:
+                if sum(analysed) / len(analysed) > 1.1 * sum(base_analysed) / len(base_analysed):
+                    expected.add((current, task))
+    found = set(sample_db.execute("select collection, task from cmp_task_runtime where is_regression").fetchall())
+    assert found == expected == {(v4, "base_conversion")}
+    chain = sample_db.execute(
+        "select step_collection, step_regressed_tasks from cmp_version_chains where chain_collection = ? order by step",
+        [v4],
+    ).fetchall()
+    assert chain == [(v4, 1), (V3, 0), (V2, 0)]

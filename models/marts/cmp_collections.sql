@@ -11,6 +11,15 @@ runtime as (
     select * from {{ ref('agg_collection_runtime') }}
 ),
 
+regressions as (
+    select
+        collection,
+        count(*) as regressed_tasks
+    from {{ ref('cmp_task_runtime') }}
+    where is_regression
+    group by collection
+),
+
 final as (
     select
         collections.collection,
@@ -26,10 +35,12 @@ final as (
         end as speedup,
         current_side.measurement_source,
         baseline_side.measurement_source as baseline_measurement_source,
-        current_side.measurement_source = baseline_side.measurement_source as sources_match
+        current_side.measurement_source = baseline_side.measurement_source as sources_match,
+        coalesce(regressions.regressed_tasks, 0) as regressed_tasks
     from collections
     inner join runtime as current_side on collections.collection = current_side.collection
     left join runtime as baseline_side on collections.baseline_collection = baseline_side.collection
+    left join regressions on collections.collection = regressions.collection
 )
 
 select * from final

@@ -24,7 +24,14 @@ final as (
         case
             when current_side.mean_wall_seconds > 0
                 then baseline_side.mean_wall_seconds / current_side.mean_wall_seconds
-        end as speedup
+        end as speedup,
+        coalesce(
+            current_side.runs_analyzed >= {{ var('regression_min_runs') }}
+            and baseline_side.runs_analyzed >= {{ var('regression_min_runs') }}
+            and current_side.mean_wall_seconds
+            > (1 + {{ var('regression_threshold') }}) * baseline_side.mean_wall_seconds,
+            false
+        ) as is_regression
     from collections
     inner join tasks as current_side on collections.collection = current_side.collection
     inner join tasks as baseline_side

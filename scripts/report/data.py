@@ -129,6 +129,29 @@ class TaskComparison:
     mean_wall_hours: float | None
     baseline_mean_wall_hours: float | None
     speedup: float | None
+    is_regression: bool
+
+
+@dataclass(frozen=True)
+class ChainStep:
+    chain_collection: str
+    step: int
+    step_collection: str
+    step_title: str
+    step_speedup: float | None
+    step_regressed_tasks: int
+
+
+@dataclass(frozen=True)
+class Regression:
+    collection: str
+    baseline_collection: str
+    task: str
+    runs: int
+    baseline_runs: int
+    mean_wall_hours: float
+    baseline_mean_wall_hours: float
+    speedup: float | None
 
 
 @dataclass(frozen=True)
@@ -449,6 +472,18 @@ def load_data_quality(connection) -> DataQuality:
 def load_build(connection) -> BuildContext:
     """The raw folder the build read and the as-of time of its "now"-dependent figures."""
     return fetch(connection, "build", BuildContext)[0]
+
+
+def load_version_chains(connection) -> list[list[ChainStep]]:
+    """Each chain of versions to show on the index, its steps from the first version to the newest."""
+    chains: dict[str, list[ChainStep]] = {}
+    for step in fetch(connection, "version_chains", ChainStep):
+        chains.setdefault(step.chain_collection, []).append(step)
+    return list(chains.values())
+
+
+def load_regressions(connection) -> list[Regression]:
+    return fetch(connection, "regressions", Regression)
 
 
 def load_live_collections(connection) -> list[LiveCollection]:

@@ -27,6 +27,8 @@ from report.data import (
     load_data_quality,
     load_live_collections,
     load_profile,
+    load_regressions,
+    load_version_chains,
 )
 from report.files import safe_path, write_atomic
 from report.markdown import (
@@ -211,7 +213,12 @@ def render_reports(db_path: Path, out_dir: Path, collection: str | None = None) 
             ]
             no_runs = None if entries else rules.no_runs(load_data_quality(connection))
             page = env.get_template("index.md.j2").render(
-                entries=entries, no_runs=no_runs, database=str(db_path), build=load_build(connection)
+                entries=entries,
+                no_runs=no_runs,
+                database=str(db_path),
+                build=load_build(connection),
+                chains=load_version_chains(connection),
+                regressions=load_regressions(connection),
             )
             index = out_dir / "index.md"
             write_atomic(index, page)

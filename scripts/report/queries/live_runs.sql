@@ -15,6 +15,6 @@ select
 from fct_live_runs
 where collection = $collection
 order by
-    case live_status when 'stalled' then 0 else 1 end,
-    estimated_finish_at nulls last,
-    run_id
+    live_status desc,  -- 'stalled' before 'running'
+    estimated_finish_at asc nulls last,
+    run_id asc

@@ -9,9 +9,10 @@ select
     segments.is_open,
     live_runs.live_status
 from fct_run_segments as segments
+inner join fct_runs as runs on segments.run_id = runs.run_id
 left join fct_live_runs as live_runs on segments.run_id = live_runs.run_id
 where segments.collection = $collection
 order by
-    min(segments.started_at) over (partition by segments.run_id),
-    segments.run_id,
-    segments.segment_index
+    runs.started_at asc,
+    segments.run_id asc,
+    segments.segment_index asc

@@ -5,7 +5,8 @@ select
     baseline_runs,
     mean_wall_seconds / 3600 as mean_wall_hours,
     baseline_mean_wall_seconds / 3600 as baseline_mean_wall_hours,
-    speedup
+    speedup,
+    is_regression
 from cmp_task_runtime
 where collection = $collection
 order by task
