@@ -173,3 +173,47 @@ def test_regressions_are_the_tasks_the_oracle_finds_slower(sample_db):
         [v4],
     ).fetchall()
     assert chain == [(v4, 1), (V3, 0), (V2, 0)]
+
+
+def oracle_throughput(run) -> tuple[float | None, float | None]:
+    """(steps per active hour, seconds per 100 steps) from the oracle's interval labels: the
+    pre-epoch intervals are those up to the last that ends at an epoch_end."""
+    ends = [i for i, (label, _) in enumerate(run.intervals) if label.endswith("-> epoch_end")]
+    pre_epoch = run.intervals[: ends[-1] + 1] if ends else []
+    active, last_step, active_at_last = 0.0, None, None
+    window_seconds = window_steps = 0.0
+    for label, seconds in pre_epoch:
+        start, end = label.split(" -> ")
+        if end != "run_start":
+            active += seconds
+        if end.startswith("step_"):
+            last_step, active_at_last = int(end[5:]), active
+            if start.startswith("step_") and int(end[5:]) > int(start[5:]):
+                window_seconds += seconds
+                window_steps += int(end[5:]) - int(start[5:])
+    if last_step is None:
+        return None, None
+    per_hour = last_step * 3600 / active_at_last if active_at_last else None
+    return per_hour, (window_seconds * 100 / window_steps if window_steps else None)
+
+
+def test_throughput_per_task_matches_the_oracle(sample_db):
+    got = {
+        (collection, task): (runs, per_hour, per_100)
+        for collection, task, runs, per_hour, per_100 in sample_db.execute(
+            "select collection, task, runs, mean_steps_per_active_hour, mean_seconds_per_100_steps"
+            " from agg_task_throughput"
+        ).fetchall()
+    }
+    expected: dict[tuple, list] = {}
+    for run in ORACLE_RUNS.values():
+        if run.status == "completed" and run.collection is not None:
+            figures = oracle_throughput(run)
+            if figures[0] is not None:
+                expected.setdefault((run.collection, run.task), []).append(figures)
+    assert set(got) == set(expected)
+    for key, figures in expected.items():
+        runs, per_hour, per_100 = got[key]
+        assert runs == len(figures), key
+        assert per_hour == pytest.approx(sum(f[0] for f in figures) / len(figures), rel=1e-9), key
+        assert per_100 == pytest.approx(sum(f[1] for f in figures) / len(figures), rel=1e-9), key
