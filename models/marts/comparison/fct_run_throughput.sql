@@ -100,8 +100,9 @@ final as (
         per_run.active_seconds_to_last_checkpoint,
         case
             when per_run.active_seconds_to_last_checkpoint > 0
-                then cast(per_run.last_checkpoint_step as {{ runlens.type_double() }}) * 3600
-                / per_run.active_seconds_to_last_checkpoint
+                then
+                    cast(per_run.last_checkpoint_step as {{ runlens.type_double() }}) * 3600
+                    / per_run.active_seconds_to_last_checkpoint
         end as steps_per_active_hour,
         cast(per_run.checkpoint_window_steps as {{ dbt.type_bigint() }}) as checkpoint_window_steps,
         per_run.checkpoint_window_seconds,
