@@ -139,7 +139,9 @@ def collection_stats(runs: dict[str, Run], collection: str) -> dict:
         "mean_tail_share": statistics.fmean(shares) if shares else None,
         "p90_wall_seconds": percentile(walls, 0.9),
         "p95_wall_seconds": percentile(walls, 0.95),
-        "slowest_to_fastest_task_ratio": max(task_means.values()) / min(task_means.values()),
+        "slowest_to_fastest_task_ratio": (
+            max(task_means.values()) / min(task_means.values()) if min(task_means.values()) > 0 else None
+        ),
     }
 
 

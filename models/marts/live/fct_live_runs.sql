@@ -26,7 +26,11 @@ live_runs as (
         runs.last_event_at,
         runs.downtime_seconds,
         runs.restarts,
-        build.as_of_at
+        -- an as-of time pinned before a run's latest event cannot cut what its log shows: for
+        -- that run, "now" is its latest event (def_live_runs)
+        case
+            when runs.last_event_at > build.as_of_at then runs.last_event_at else build.as_of_at
+        end as as_of_at
     from runs
     cross join build
     where runs.status = 'incomplete' and runs.collection is not null
