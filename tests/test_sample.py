@@ -1,9 +1,11 @@
 """The bundled sample, built by the real pipeline, against the independent oracle (tests/oracle.py)
 and against what the sample is meant to show (scripts/generate_sample.py, the reference profile)."""
 
+import statistics
+
 import pytest
 from conftest import SAMPLE
-from oracle import collection_stats, read_events, runs_from
+from oracle import collection_stats, percentile, read_events, runs_from
 from raw_logs.as_of import SAMPLE_AS_OF, parse_as_of
 
 V3 = "from-entangled-v2/continuous-v3-beta-schedule"
@@ -217,3 +219,87 @@ def test_throughput_per_task_matches_the_oracle(sample_db):
         assert runs == len(figures), key
         assert per_hour == pytest.approx(sum(f[0] for f in figures) / len(figures), rel=1e-9), key
         assert per_100 == pytest.approx(sum(f[1] for f in figures) / len(figures), rel=1e-9), key
+
+
+def test_stragglers_match_the_oracle(sample_db):
+    """Each analysed run against its task, worked out from the oracle's runs with the rule of
+    def_stragglers: wall time over the task's median (3 runs or more), and per pre-epoch interval a
+    robust z-score against the same position in the task (median, MAD floored at 5% of the median
+    and at 1 s, 3 runs or more at the position); a straggler past 1.5x or a z-score of 3.5."""
+
+    by_task: dict[tuple, list] = {}
+    for run in ORACLE_RUNS.values():
+        if run.status == "completed" and run.collection is not None:
+            by_task.setdefault((run.collection, run.task), []).append(run)
+    expected = {}
+    for runs in by_task.values():
+        median_wall = statistics.median(run.wall for run in runs)
+        pre_epoch = {}
+        for run in runs:
+            ends = [i for i, (label, _) in enumerate(run.intervals) if label.endswith("-> epoch_end")]
+            pre_epoch[run.run_id] = [seconds for _, seconds in run.intervals[: ends[-1] + 1]] if ends else []
+        positions: dict[int, list[float]] = {}
+        for seconds in pre_epoch.values():
+            for index, value in enumerate(seconds, start=1):
+                positions.setdefault(index, []).append(value)
+        for run in runs:
+            ratio = run.wall / median_wall if len(runs) >= 3 and median_wall > 0 else None
+            scores = []
+            for index, value in enumerate(pre_epoch[run.run_id], start=1):
+                values = positions[index]
+                if len(values) < 3:
+                    continue
+                median = statistics.median(values)
+                mad = statistics.median(abs(v - median) for v in values)
+                scores.append(((value - median) / (1.4826 * max(mad, 0.05 * median, 1)), -index))
+            worst = max(scores) if scores else None
+            straggler = (ratio is not None and ratio > 1.5) or (worst is not None and worst[0] > 3.5)
+            expected[run.run_id] = (ratio, -worst[1] if worst else None, worst[0] if worst else None, straggler)
+    rows = sample_db.execute(
+        "select run_id, wall_to_task_median, worst_interval_index, worst_interval_robust_z, is_straggler"
+        " from fct_run_stragglers"
+    ).fetchall()
+    assert {row[0] for row in rows} == set(expected)
+    for run_id, ratio, index, z, straggler in rows:
+        want = expected[run_id]
+        assert (ratio is None) == (want[0] is None) and (ratio is None or ratio == pytest.approx(want[0])), run_id
+        assert index == want[1], run_id
+        assert (z is None) == (want[2] is None) and (z is None or z == pytest.approx(want[2], rel=1e-9)), run_id
+        assert straggler == want[3], run_id
+    assert sum(want[3] for want in expected.values()) > 0
+
+
+def test_interval_positions_and_their_comparison_match_the_oracle(sample_db):
+    """Per position of v3 and v2 (every analysed run with markers, the profiled v2 runs included):
+    runs, mean, median, p90 and p95 by the oracle; v3 against v2 position by position."""
+    positions: dict[str, dict[int, list[float]]] = {}
+    for run in ORACLE_RUNS.values():
+        if run.status == "completed" and run.collection in (V3, V2):
+            ends = [i for i, (label, _) in enumerate(run.intervals) if label.endswith("-> epoch_end")]
+            for index, (_, seconds) in enumerate(run.intervals[: ends[-1] + 1] if ends else [], start=1):
+                positions.setdefault(run.collection, {}).setdefault(index, []).append(seconds)
+    rows = sample_db.execute(
+        "select collection, interval_index, runs, mean_seconds, median_seconds, p90_seconds, p95_seconds"
+        " from agg_interval_positions where collection in (?, ?)",
+        [V3, V2],
+    ).fetchall()
+    assert {(row[0], row[1]) for row in rows} == {(c, i) for c, by_index in positions.items() for i in by_index}
+    for collection, index, runs, mean, median, p90, p95 in rows:
+        values = positions[collection][index]
+        assert runs == len(values)
+        assert mean == pytest.approx(sum(values) / len(values))
+        assert median == pytest.approx(statistics.median(values))
+        assert (p90, p95) == (pytest.approx(percentile(values, 0.9)), pytest.approx(percentile(values, 0.95)))
+    compared = sample_db.execute(
+        "select interval_index, mean_seconds, baseline_mean_seconds, ratio from cmp_interval_positions"
+        " where collection = ?",
+        [V3],
+    ).fetchall()
+    assert {row[0] for row in compared} == set(positions[V3]) & set(positions[V2])
+    for index, mean, baseline, ratio in compared:
+        want, want_baseline = (sum(v) / len(v) for v in (positions[V3][index], positions[V2][index]))
+        assert (mean, baseline, ratio) == (
+            pytest.approx(want),
+            pytest.approx(want_baseline),
+            pytest.approx(want / want_baseline),
+        )
