@@ -21,13 +21,12 @@ from __future__ import annotations
 import duckdb
 import many_epochs
 import pytest
-from pipeline import DATABASE, REPO, Project, build
+from golden_pages import GOLDEN_ROOT, MISMATCHES, assert_matches_golden
+from pipeline import DATABASE, Project, build
 from prebuilt import Prebuilds, prebuilt
 from report.render import render_reports
-from test_report import markdown_files
 
-GOLDEN = REPO / "tests" / "golden" / "many_epochs"
-MISMATCHES = REPO / "tests" / "golden" / "_mismatches" / "many_epochs"
+GOLDEN = GOLDEN_ROOT / "many_epochs"
 SEED = "collection,title,baseline_collection,design_url,results_url\nmany-epochs,Many epochs,,,\n"
 FIRST = {"translate-1": 610, "translate-2": 630, "translate-3": 650, "summarize-1": 605, "summarize-2": 645}
 LATER = {"translate-1": 370, "translate-2": 390, "translate-3": 410, "summarize-1": 325, "summarize-2": 365}
@@ -173,11 +172,5 @@ def test_time_by_kind_per_collection(marts):
 
 def test_many_epoch_report_matches_golden_files(many_epochs_build, tmp_path):
     render_reports(many_epochs_build, tmp_path)
-    actual, expected = markdown_files(tmp_path), markdown_files(GOLDEN)
-    differing = sorted(name for name in actual.keys() | expected.keys() if actual.get(name) != expected.get(name))
-    for name in differing:  # keep the new output beside the gold file for review
-        target = MISMATCHES / name
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(actual.get(name, ""), encoding="utf-8")
-    assert differing == [], f"rendered pages differ from {GOLDEN}; new output saved under {MISMATCHES}"
+    assert_matches_golden(tmp_path, GOLDEN, MISMATCHES / "many_epochs")
     assert (tmp_path / "many-epochs" / "epoch_durations.png").is_file()

@@ -10,28 +10,18 @@ import sys
 from pathlib import Path
 
 import pytest
+from golden_pages import GOLDEN_ROOT, MISMATCHES, assert_matches_golden
 from pipeline import DATABASE, REPO, Project, build
 from prebuilt import Prebuilds, prebuilt
 from report.render import render_reports
 
-GOLDEN = REPO / "tests" / "golden" / "faulty"
-MISMATCHES = REPO / "tests" / "golden" / "_mismatches"
+GOLDEN = GOLDEN_ROOT / "faulty"
 SCRIPT = REPO / "scripts" / "render_report.py"
-
-
-def markdown_files(folder: Path) -> dict[str, str]:
-    return {str(path.relative_to(folder)): path.read_text(encoding="utf-8") for path in sorted(folder.rglob("*.md"))}
 
 
 def test_faulty_fixture_matches_golden_files(faulty_db_path, tmp_path):
     render_reports(faulty_db_path, tmp_path)
-    actual, expected = markdown_files(tmp_path), markdown_files(GOLDEN)
-    differing = sorted(name for name in actual.keys() | expected.keys() if actual.get(name) != expected.get(name))
-    for name in differing:  # keep the new output beside the gold file for review
-        target = MISMATCHES / name
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(actual.get(name, ""), encoding="utf-8")
-    assert differing == [], f"rendered pages differ from {GOLDEN}; new output saved under {MISMATCHES}"
+    assert_matches_golden(tmp_path, GOLDEN, MISMATCHES)
 
 
 def test_rendering_twice_gives_identical_bytes(faulty_db_path, tmp_path):

@@ -26,6 +26,17 @@ CHART_EPOCH_TASKS = 8
 STYLE = {"text.parse_math": False, "font.family": "DejaVu Sans", "font.size": 9}
 
 
+def finished_png(figure, axes) -> bytes:
+    """The figure as PNG bytes, deterministically (no software metadata), closed after: every
+    chart ends here."""
+    axes.spines[["top", "right"]].set_visible(False)
+    figure.tight_layout()
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", metadata={"Software": None})
+    pyplot.close(figure)
+    return buffer.getvalue()
+
+
 def short_label(name: str) -> str:
     return name if len(name) <= LABEL_CHARACTERS else name[: LABEL_CHARACTERS - 1] + "…"
 
@@ -44,12 +55,7 @@ def mean_wall_by_task_png(tasks: list[TaskRuntime]) -> bytes:
         for position, value in zip(positions, values, strict=True):
             axes.annotate(fmt_hours(value), (value, position), xytext=(3, 0), textcoords="offset points", va="center")
         axes.set_xlim(0, max(values) * 1.15 if values and max(values) > 0 else 1)
-        axes.spines[["top", "right"]].set_visible(False)
-        figure.tight_layout()
-        buffer = io.BytesIO()
-        figure.savefig(buffer, format="png", metadata={"Software": None})
-        pyplot.close(figure)
-    return buffer.getvalue()
+        return finished_png(figure, axes)
 
 
 def epoch_duration_png(positions: list[EpochPosition], tasks: list[str]) -> bytes:
@@ -75,12 +81,7 @@ def epoch_duration_png(positions: list[EpochPosition], tasks: list[str]) -> byte
         axes.set_title("Duration of each epoch, mean over runs")
         axes.set_ylim(bottom=0)
         axes.legend(loc="best", frameon=False)
-        axes.spines[["top", "right"]].set_visible(False)
-        figure.tight_layout()
-        buffer = io.BytesIO()
-        figure.savefig(buffer, format="png", metadata={"Software": None})
-        pyplot.close(figure)
-    return buffer.getvalue()
+        return finished_png(figure, axes)
 
 
 def position_comparison_png(positions: list[PositionComparison]) -> bytes:
@@ -108,9 +109,4 @@ def position_comparison_png(positions: list[PositionComparison]) -> bytes:
         axes.set_ylabel("mean duration (minutes)")
         axes.set_title("Pre-epoch windows against the baseline")
         axes.legend(loc="best", frameon=False)
-        axes.spines[["top", "right"]].set_visible(False)
-        figure.tight_layout()
-        buffer = io.BytesIO()
-        figure.savefig(buffer, format="png", metadata={"Software": None})
-        pyplot.close(figure)
-    return buffer.getvalue()
+        return finished_png(figure, axes)

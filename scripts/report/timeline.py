@@ -9,7 +9,6 @@ as plain text, colours fixed by the task's order.
 
 from __future__ import annotations
 
-import io
 from datetime import datetime
 
 import matplotlib
@@ -18,7 +17,7 @@ matplotlib.use("Agg")
 from matplotlib import pyplot  # noqa: E402  (the backend must be chosen first)
 from matplotlib.patches import Patch  # noqa: E402
 
-from report.chart import STYLE, short_label  # noqa: E402
+from report.chart import STYLE, finished_png, short_label  # noqa: E402
 from report.data import RunSegment  # noqa: E402
 
 PALETTE = ("#4C72B0", "#DD8452", "#55A868", "#C44E52", "#8172B3", "#937860", "#DA8BC3", "#8C8C8C")
@@ -59,9 +58,4 @@ def timeline_png(segments: list[RunSegment], as_of: datetime | None) -> bytes:
         axes.set_title("Runs over time, by task")
         handles = [Patch(color=colours[task], label=short_label(task)) for task in tasks]
         axes.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=7, frameon=False)
-        axes.spines[["top", "right"]].set_visible(False)
-        figure.tight_layout()
-        buffer = io.BytesIO()
-        figure.savefig(buffer, format="png", metadata={"Software": None})
-        pyplot.close(figure)
-    return buffer.getvalue()
+        return finished_png(figure, axes)
