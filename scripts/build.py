@@ -25,6 +25,7 @@ live collection reads as the sweep in progress it was written as, whenever it is
 from __future__ import annotations
 
 import fcntl
+import json
 import os
 import shutil
 import subprocess
@@ -40,6 +41,8 @@ REPO = Path(__file__).resolve().parent.parent
 # A refresh builds and tests the data; dbt's unit tests check the SQL against fixed inputs, so they
 # run in development and CI (make test), not on every refresh (as dbt's documentation advises).
 REFRESH = ("build", "--exclude-resource-type", "unit_test")
+# dbt's words when an incremental model's table has other columns than the model now makes
+OUT_OF_SYNC = "schemas on this incremental model are out of sync"
 
 
 def database_path() -> Path:
@@ -49,6 +52,17 @@ def database_path() -> Path:
 def raw_folder() -> Path:
     """The raw folder dbt is handed: RUNLENS_RAW_DIR (a relative path from the repo folder), else the sample."""
     return REPO / (os.environ.get("RUNLENS_RAW_DIR") or DEFAULT_RAW_DIR)
+
+
+def tables_out_of_date(project: Path) -> bool:
+    """True when the build that just failed stopped at an incremental model whose table an earlier
+    version of runlens made with other columns (dbt's run_results.json says so): only a full
+    refresh, which reads the raw logs again, can rebuild it."""
+    try:
+        results = json.loads((project / "target" / "run_results.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return any(OUT_OF_SYNC in (result.get("message") or "") for result in results.get("results") or [])
 
 
 def fsync_directory(folder: Path) -> None:
@@ -99,6 +113,13 @@ def build(dbt_args: list[str]) -> int:
         environment.setdefault("DBT_PROFILES_DIR", str(REPO))
         command = [str(dbt), *REFRESH, "--project-dir", str(REPO), *dbt_args]
         result = subprocess.run(command, cwd=database.parent, env=environment, check=False)
+        if result.returncode != 0 and "--full-refresh" not in dbt_args and tables_out_of_date(REPO):
+            print(
+                f"runlens: {database} was built by an earlier runlens whose tables differ from this one's: "
+                "building it again whole from the raw logs (--full-refresh)",
+                file=sys.stderr,
+            )
+            result = subprocess.run([*command, "--full-refresh"], cwd=database.parent, env=environment, check=False)
         if result.returncode != 0:
             building.unlink(missing_ok=True)
             print(f"runlens: dbt build failed; {database} still holds the previous build", file=sys.stderr)

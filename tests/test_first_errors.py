@@ -305,3 +305,48 @@ def test_import_of_nothing_importable_says_what_it_looks_for(tmp_path):
     assert line.startswith(f"runlens: nothing to import found in {tmp_path / 'logs'}: it looks for ")
     assert "TensorBoard event files" in line and "MLflow" in line and "text training logs" in line
     assert result.returncode == 1 and not (tmp_path / "out").exists()
+
+
+# --------------------------------------------------------------------------------------------
+# a database an earlier runlens built, with other columns: built again whole, with one line
+
+
+def test_a_database_from_an_earlier_runlens_is_built_again_whole(tmp_path):
+    """stg_log_lines without a column this version's model makes (as a database built before the
+    column came): scripts/build.py says so in one line, rebuilds it whole and the column is back."""
+    project = copy_project(tmp_path / "project")
+    shutil.copy2(SCRIPTS / "build.py", project / "scripts" / "build.py")
+    raw = tmp_path / "raw"
+    raw.mkdir()
+    (raw / "run.jsonl").write_text(
+        '{"run_id": "r", "event": "run_start", "ts": "2025-01-01T00:00:00Z", "collection": "c", "task": "t"}\n'
+        '{"run_id": "r", "event": "epoch_end", "ts": "2025-01-01T00:10:00Z", "epoch": 1}\n'
+        '{"run_id": "r", "event": "run_end", "ts": "2025-01-01T00:12:00Z"}\n'
+    )
+    database = tmp_path / "db" / DATABASE
+    database.parent.mkdir()
+    env = {**os.environ, **build_env(raw, tmp_path), "DBT_PROFILES_DIR": str(project)}
+
+    def build_script():
+        return subprocess.run(
+            [sys.executable, str(project / "scripts" / "build.py")],
+            cwd=project,
+            env=env,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+
+    assert build_script().returncode == 0
+    with duckdb.connect(str(database)) as connection:
+        connection.execute("alter table stg_log_lines drop column resources")
+    result = build_script()
+    assert result.returncode == 0, result.stdout[-3000:]
+    assert one_line(result) == (
+        f"runlens: {database} was built by an earlier runlens whose tables differ from this one's: "
+        "building it again whole from the raw logs (--full-refresh)"
+    )
+    with duckdb.connect(str(database), read_only=True) as connection:
+        columns = {row[0] for row in connection.execute("describe stg_log_lines").fetchall()}
+        walls = connection.execute("select wall_seconds from fct_runs").fetchall()
+    assert "resources" in columns and walls == [(720.0,)]
