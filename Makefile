@@ -43,7 +43,7 @@ lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	RUNLENS_DB=$${RUNLENS_LINT_DB:-$$(mktemp -d)/lint.duckdb} $(BIN)/sqlfluff lint models
-	cd scripts/report/queries && $(CURDIR)/$(BIN)/sqlfluff lint .
+	cd runlens/report/queries && $(CURDIR)/$(BIN)/sqlfluff lint .
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)

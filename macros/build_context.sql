@@ -2,7 +2,7 @@
     What a build runs with, for the marts that depend on it (dim_build, the live-run marts):
 
     - build_raw_dir(): the raw folder the build reads. DuckDB: its absolute path, from the plugin
-      when the build runs (scripts/raw_logs/duckdb_plugin.py). PostgreSQL and Spark: RUNLENS_RAW_DIR
+      when the build runs (runlens/raw_logs/duckdb_plugin.py). PostgreSQL and Spark: RUNLENS_RAW_DIR
       as given (default data/sample).
     - build_as_of(): the instant every "now"-dependent figure is computed as of: the dbt var
       `as_of` when set, else RUNLENS_AS_OF when set, else the moment the build started

@@ -55,7 +55,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "tests"))
-sys.path.insert(0, str(REPO / "scripts"))
+sys.path[:0] = [str(REPO / "scripts"), str(REPO)]
 
 DEFAULT_SIZES = (1_000, 10_000, 100_000)
 ONE_MILLION = 1_000_000

@@ -32,10 +32,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path[:0] = [str(Path(__file__).resolve().parent), str(Path(__file__).resolve().parent.parent)]
 
-from raw_logs.as_of import AsOfError, pinned_as_of, sample_pin  # noqa: E402
-from raw_logs.listing import DEFAULT_RAW_DIR, RawFolderError, has_log_files, no_logs_note  # noqa: E402
+from runlens.raw_logs.as_of import AsOfError, pinned_as_of, sample_pin  # noqa: E402
+from runlens.raw_logs.listing import DEFAULT_RAW_DIR, RawFolderError, has_log_files, no_logs_note  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 # A refresh builds and tests the data; dbt's unit tests check the SQL against fixed inputs, so they

@@ -18,13 +18,14 @@ import subprocess
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path[:0] = [str(Path(__file__).resolve().parent), str(Path(__file__).resolve().parent.parent)]
 
 from engines.connections import postgres_connection, postgres_settings  # noqa: E402
 from engines.raw_loader import load  # noqa: E402
-from plural import plural  # noqa: E402
-from raw_logs.as_of import sample_pin  # noqa: E402
-from raw_logs.listing import check_raw_dir  # noqa: E402
+
+from runlens.plural import plural  # noqa: E402
+from runlens.raw_logs.as_of import sample_pin  # noqa: E402
+from runlens.raw_logs.listing import check_raw_dir  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 ENGINES = ("postgres", "spark")

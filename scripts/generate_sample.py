@@ -45,7 +45,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
-from raw_logs.as_of import SAMPLE_AS_OF, parse_as_of
+from runlens.raw_logs.as_of import SAMPLE_AS_OF, parse_as_of
 
 REPO = Path(__file__).resolve().parent.parent
 V3 = "from-entangled-v2/continuous-v3-beta-schedule"

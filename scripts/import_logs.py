@@ -24,14 +24,14 @@ import re
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path[:0] = [str(Path(__file__).resolve().parent), str(Path(__file__).resolve().parent.parent)]
 
-from importers.common import Options  # noqa: E402
-from importers.inputs import InputError, NothingToImport, check_inputs, nothing_to_import  # noqa: E402
-from importers.progress import Progress  # noqa: E402
-from importers.runner import FORMATS, discover, run_import  # noqa: E402
-from importers.scalars import DEFAULT_EVAL_PATTERN  # noqa: E402
-from importers.text_log import DEFAULT_PATTERNS, parse_timezone  # noqa: E402
+from runlens.importers.common import Options  # noqa: E402
+from runlens.importers.inputs import InputError, NothingToImport, check_inputs, nothing_to_import  # noqa: E402
+from runlens.importers.progress import Progress  # noqa: E402
+from runlens.importers.runner import FORMATS, discover, run_import  # noqa: E402
+from runlens.importers.scalars import DEFAULT_EVAL_PATTERN  # noqa: E402
+from runlens.importers.text_log import DEFAULT_PATTERNS, parse_timezone  # noqa: E402
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -18,7 +18,7 @@ import argparse
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path[:0] = [str(Path(__file__).resolve().parent), str(Path(__file__).resolve().parent.parent)]
 
 from engines.connections import postgres_settings  # noqa: E402
 from engines.parity import (  # noqa: E402
@@ -31,7 +31,8 @@ from engines.parity import (  # noqa: E402
     read_postgres,
     read_spark,
 )
-from plural import plural  # noqa: E402
+
+from runlens.plural import plural  # noqa: E402
 
 ENGINES = "duckdb:PATH, postgres:SCHEMA or spark:WAREHOUSE_DIR:SCHEMA"
 

@@ -17,10 +17,10 @@ import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path[:0] = [str(Path(__file__).resolve().parent), str(Path(__file__).resolve().parent.parent)]
 
-from plural import plural  # noqa: E402
-from report.render import ReportError, render_reports  # noqa: E402
+from runlens.plural import plural  # noqa: E402
+from runlens.report.render import ReportError, render_reports  # noqa: E402
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:

@@ -24,7 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
-from raw_logs.as_of import SAMPLE_AS_OF
+
+from runlens.raw_logs.as_of import SAMPLE_AS_OF
 
 REPO = Path(__file__).resolve().parent.parent
 PROJECT_PARTS = (
@@ -35,7 +36,9 @@ PROJECT_PARTS = (
     "seeds",
     "tests/generic",
     "tests/singular",
-    "scripts/raw_logs",
+    "runlens/__init__.py",
+    "runlens/raw_logs",
+    "scripts/build.py",
 )
 DBT = Path(sys.executable).with_name("dbt")
 DATABASE = "runlens.duckdb"

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import duckdb
 from conftest import FAULTY_PROJECT
-from mart_catalog import MARTS_DIR, mart_names
 from pipeline import REFRESH, run_dbt
 from prebuilt import Prebuilds, prebuilt
 from test_incremental import copy_of_faulty_build
+
+from runlens.mart_catalog import MARTS_DIR, mart_names
 
 # what a build's as-of time may change: the build's own record and the live-run marts
 NOW_DEPENDENT = {"dim_build"} | {path.stem for path in (MARTS_DIR / "live").glob("*.sql")}

@@ -18,9 +18,10 @@ from concurrent.futures import ThreadPoolExecutor
 import duckdb
 import pytest
 from conftest import FAULTY, FAULTY_PROJECT, copy_database
-from pipeline import DATABASE, REFRESH, REPO, copy_project, rounded, run_dbt
+from pipeline import DATABASE, REFRESH, copy_project, rounded, run_dbt
 from prebuilt import Prebuilds, prebuilt
-from report.render import render_reports
+
+from runlens.report.render import render_reports
 
 MARTS = ["fct_runs", "fct_run_intervals", "agg_collection_runtime", "agg_file_data_quality", "cmp_collections"]
 NEW_RUNS = "".join(
@@ -51,7 +52,6 @@ def first_build(builds: Prebuilds):
     so its builds render another profile than the other tests' builds."""
     root = builds.mktemp("crash")
     project = copy_project(root / "project", FAULTY / "collections.csv")
-    shutil.copy2(REPO / "scripts" / "build.py", project / "scripts" / "build.py")
     raw = root / "raw"
     shutil.copytree(FAULTY, raw)
     database = root / "db" / DATABASE

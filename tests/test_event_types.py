@@ -12,7 +12,8 @@ import duckdb
 import pytest
 from conftest import FAULTY_PROJECT, SAMPLE_PROJECT, copy_database
 from pipeline import REFRESH, build, run_dbt
-from report.render import render_reports
+
+from runlens.report.render import render_reports
 
 
 def figures(database):

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import ctypes
 import os
-import shutil
 import subprocess
 import sys
 from datetime import datetime
@@ -23,13 +22,14 @@ import duckdb
 import pytest
 from conftest import SAMPLE_PROJECT
 from pipeline import DATABASE, REPO, copy_project, run_dbt
-from plural import plural
 from prebuilt import Prebuilds, prebuilt
-from raw_logs import duckdb_plugin
-from raw_logs.as_of import AsOfError, parse_as_of
-from raw_logs.listing import RawFolderError
-from report import rules
-from report.data import DataQuality
+
+from runlens.plural import plural
+from runlens.raw_logs import duckdb_plugin
+from runlens.raw_logs.as_of import AsOfError, parse_as_of
+from runlens.raw_logs.listing import RawFolderError
+from runlens.report import rules
+from runlens.report.data import DataQuality
 
 SCRIPTS = REPO / "scripts"
 WHAT_TO_DO = "set RUNLENS_RAW_DIR to a folder of *.jsonl logs"
@@ -209,7 +209,6 @@ def empty_folder_build(builds: Prebuilds):
     tests' builds)."""
     root = builds.mktemp("empty_folder")
     project = copy_project(root / "project")
-    shutil.copy2(SCRIPTS / "build.py", project / "scripts" / "build.py")
     raw = root / "raw"
     raw.mkdir()
     (raw / "notes.txt").write_text("not a log\n")
@@ -315,7 +314,6 @@ def test_a_database_from_an_earlier_runlens_is_built_again_whole(tmp_path):
     """stg_log_lines without a column this version's model makes (as a database built before the
     column came): scripts/build.py says so in one line, rebuilds it whole and the column is back."""
     project = copy_project(tmp_path / "project")
-    shutil.copy2(SCRIPTS / "build.py", project / "scripts" / "build.py")
     raw = tmp_path / "raw"
     raw.mkdir()
     (raw / "run.jsonl").write_text(

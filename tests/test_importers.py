@@ -36,8 +36,9 @@ from importer_fixtures import (
     seconds,
 )
 from pipeline import DATABASE, REPO, build
-from report.markdown import escape_text
-from report.render import render_reports
+
+from runlens.report.markdown import escape_text
+from runlens.report.render import render_reports
 
 SCHEMA = json.loads((REPO / "models" / "staging" / "runlens_event.schema.json").read_text())
 

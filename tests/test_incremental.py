@@ -13,9 +13,10 @@ from dataclasses import dataclass
 
 import duckdb
 from conftest import FAULTY_PROJECT, copy_database
-from mart_catalog import compared_mart_names
 from pipeline import DATABASE, REFRESH, build, rounded, run_dbt
 from prebuilt import Prebuilds, prebuilt
+
+from runlens.mart_catalog import compared_mart_names
 
 # every mart two builds of the same logs must agree on; agg_file_data_quality apart (modified_at)
 COMPARED = [mart for mart in compared_mart_names() if mart != "agg_file_data_quality"]

@@ -8,7 +8,8 @@ from datetime import UTC
 import pytest
 from conftest import SAMPLE
 from oracle import collection_stretches, concurrency, live_runs, read_events, timelines
-from raw_logs.as_of import SAMPLE_AS_OF, parse_as_of
+
+from runlens.raw_logs.as_of import SAMPLE_AS_OF, parse_as_of
 
 V4 = "from-entangled-v2/continuous-v4-live"
 V3 = "from-entangled-v2/continuous-v3-beta-schedule"
@@ -125,7 +126,7 @@ def test_the_report_shows_the_live_sweep_span_and_timeline(sample_build, tmp_pat
     """The live collection's profile: "Still running" with the sweep's ETA, the stalled run first
     and the running runs by estimated finish; "Span and concurrency" with GPU-hours unknown for the
     collection; the timeline chart; the index's running and stalled counts."""
-    from report.render import render_reports
+    from runlens.report.render import render_reports
 
     render_reports(sample_build.database, tmp_path)
     page = (tmp_path / "from-entangled-v2-continuous-v4-live" / "profile.md").read_text(encoding="utf-8")

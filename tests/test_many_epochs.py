@@ -24,7 +24,8 @@ import pytest
 from golden_pages import GOLDEN_ROOT, MISMATCHES, assert_matches_golden
 from pipeline import DATABASE, Project, build
 from prebuilt import Prebuilds, prebuilt
-from report.render import render_reports
+
+from runlens.report.render import render_reports
 
 GOLDEN = GOLDEN_ROOT / "many_epochs"
 SEED = "collection,title,baseline_collection,design_url,results_url\nmany-epochs,Many epochs,,,\n"

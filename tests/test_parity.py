@@ -25,8 +25,9 @@ from engines.parity import (
     read_spark,
     values_equal,
 )
-from mart_catalog import mart_names
 from pipeline import REPO
+
+from runlens.mart_catalog import mart_names
 
 PARITY = REPO / "scripts" / "parity.py"
 MARTS = load_marts()

@@ -13,7 +13,8 @@ import pytest
 from golden_pages import GOLDEN_ROOT, MISMATCHES, assert_matches_golden
 from pipeline import DATABASE, REPO, Project, build
 from prebuilt import Prebuilds, prebuilt
-from report.render import render_reports
+
+from runlens.report.render import render_reports
 
 GOLDEN = GOLDEN_ROOT / "faulty"
 SCRIPT = REPO / "scripts" / "render_report.py"

@@ -6,8 +6,9 @@ import os
 import stat
 
 import pytest
-from report import files
-from report.files import safe_path, write_atomic, write_if_changed
+
+from runlens.report import files
+from runlens.report.files import safe_path, write_atomic, write_if_changed
 
 
 def mode_of(path) -> int:

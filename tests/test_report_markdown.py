@@ -9,7 +9,8 @@ import string
 from decimal import Decimal
 
 import pytest
-from report.markdown import (
+
+from runlens.report.markdown import (
     escape_code,
     escape_text,
     fmt_count,

@@ -6,10 +6,11 @@ from __future__ import annotations
 import re
 
 import yaml
-from mart_catalog import mart_names
 from pipeline import REPO
 
-QUERIES = REPO / "scripts" / "report" / "queries"
+from runlens.mart_catalog import mart_names
+
+QUERIES = REPO / "runlens" / "report" / "queries"
 EXPOSURES = REPO / "models" / "marts" / "_report__exposures.yml"
 # what a metric rule needs and a query that only selects does not
 RULE_WORDS = re.compile(

@@ -5,8 +5,9 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-from report import rules
-from report.data import (
+
+from runlens.report import rules
+from runlens.report.data import (
     CollectionProfile,
     Comparison,
     DataQuality,

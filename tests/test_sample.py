@@ -6,7 +6,8 @@ import statistics
 import pytest
 from conftest import SAMPLE
 from oracle import collection_stats, percentile, read_events, runs_from
-from raw_logs.as_of import SAMPLE_AS_OF, parse_as_of
+
+from runlens.raw_logs.as_of import SAMPLE_AS_OF, parse_as_of
 
 V3 = "from-entangled-v2/continuous-v3-beta-schedule"
 V2 = "from-entangled-v2/continuous-v2"

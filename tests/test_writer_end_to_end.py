@@ -32,9 +32,10 @@ import duckdb
 import pytest
 from conftest import SAMPLE_PROJECT
 from pipeline import DATABASE, REPO, build
-from report.render import render_reports
 from runlens_writer import start_run
 from writer_trainings import COLLECTION, FRAMEWORKS, Training
+
+from runlens.report.render import render_reports
 
 PROMISES = "writer-promises"
 DOWNTIME_SECONDS = 0.3

@@ -18,7 +18,7 @@
     where {{ runlens.is_file_to_read('file_path', 'file_fingerprint') }}
 {%- endmacro %}
 
-{#- DuckDB: the pre-hook (stage_log_texts) had the dbt-duckdb plugin (scripts/raw_logs) read the
+{#- DuckDB: the pre-hook (stage_log_texts) had the dbt-duckdb plugin (runlens/raw_logs) read the
     files and write their text in chunk files; read_text reads them here, one per thread at a
     time, whatever the size of the logs. A row of the source that carries its text already (a
     unit test's fixture) is one chunk as it is. -#}
@@ -368,7 +368,7 @@
 {#- Spark: the inventory. Spark's file sources drop empty files, and Hadoop lists modification
     times in milliseconds where DuckDB keeps microseconds, so a local folder is listed by find(1)
     and stat(1) run through TRANSFORM (names starting with `_` or `.` pruned, symlinked folders not
-    followed, as os.walk in scripts/raw_logs/listing.py); the fingerprint then has nanoseconds as
+    followed, as os.walk in runlens/raw_logs/listing.py); the fingerprint then has nanoseconds as
     on DuckDB, and modified_at is Python's float st_mtime rounded half to even to the microsecond,
     reproduced here. Elsewhere (HDFS, object stores) the binaryFile listing gives the files (not
     the empty ones) with their size and millisecond time. -#}

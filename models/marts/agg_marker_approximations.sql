@@ -1,5 +1,5 @@
 -- Which marker times are stand-ins, and why: imported logs flag every marker whose time is
--- approximate (scripts/importers). Grain: one row per collection, source format and reason.
+-- approximate (runlens/importers). Grain: one row per collection, source format and reason.
 with
 
 markers as (

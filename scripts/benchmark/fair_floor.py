@@ -5,7 +5,7 @@ nothing; the build keeps every line. This baseline does the same accounting as t
 step a table in a DuckDB file, in the plainest DuckDB SQL that does the job:
 
 1. lines: every physical line with its file and line number, read with the same reader as the
-   build (scripts/raw_logs, called as the build calls it: gzip, UTF-8 checked line by line, invalid
+   build (runlens/raw_logs, called as the build calls it: gzip, UTF-8 checked line by line, invalid
    lines escaped), split on LF, CR and BOM removed, blank lines marked;
 2. parsed: strict JSON (DuckDB's parser takes NaN and trailing commas, which are then refused),
    the typed fields, and every line's reject reason in the contract's order;
@@ -31,9 +31,9 @@ from pathlib import Path
 from benchmark.agreement import compare_with_marts
 
 REPO = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO / "scripts"))
+sys.path[:0] = [str(REPO / "scripts"), str(REPO)]
 
-from raw_logs.duckdb_plugin import Plugin  # noqa: E402
+from runlens.raw_logs.duckdb_plugin import Plugin  # noqa: E402
 
 FIELDS = (
     '{"run_id":"JSON","event":"JSON","ts":"JSON","step":"JSON","epoch":"JSON","collection":"JSON",'
@@ -46,7 +46,7 @@ TS_PATTERN = (
 
 STEPS = {
     # the files' text, read as the build reads it: the plugin writes it in chunk files that
-    # read_text reads (scripts/raw_logs/handover.py), one struct per chunk
+    # read_text reads (runlens/raw_logs/handover.py), one struct per chunk
     "staged_texts": """
 set variable staged = (
     select coalesce(

@@ -19,9 +19,9 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
-from mart_catalog import MARTS_DIR, declared_marts, is_compared
 
 from engines.connections import PostgresSettings
+from runlens.mart_catalog import MARTS_DIR, declared_marts, is_compared
 
 REPO = Path(__file__).resolve().parents[2]
 REL_TOL = 1e-9

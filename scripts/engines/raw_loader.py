@@ -1,6 +1,6 @@
 """Copy the raw log files into PostgreSQL from the client, so the server needs no file access.
 
-The files are listed and read by the same code as on DuckDB (scripts/raw_logs: listing.py,
+The files are listed and read by the same code as on DuckDB (runlens/raw_logs: listing.py,
 reading.py), so every engine starts from the same text; the server splits the text into lines by
 the same line rules (macros/staging/log_lines.sql). The table `<raw schema>.log_files` holds one
 row per log file: the listing's columns and the file's text, its invalid line numbers and its read
@@ -17,8 +17,8 @@ from __future__ import annotations
 import io
 from dataclasses import dataclass
 
-from raw_logs.listing import list_log_files
-from raw_logs.reading import read_log_text
+from runlens.raw_logs.listing import list_log_files
+from runlens.raw_logs.reading import read_log_text
 
 LOG_FILES_DDL = """
 create table if not exists {schema}.log_files (

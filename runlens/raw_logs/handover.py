@@ -18,7 +18,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from raw_logs.reading import read_log_bytes
+from runlens.raw_logs.reading import read_log_bytes
 
 CHUNK_BYTES = 32 * 1024 * 1024
 SCRATCH_PREFIX = "runlens-texts-"

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from report.data import CollectionProfile, DataQuality
+from runlens.report.data import CollectionProfile, DataQuality
 
 # Coarse split: the part of wall time before the final epoch end that counts as "most of it".
 PRE_TAIL_MAJORITY_PERCENT = 75.0

@@ -16,8 +16,8 @@ import matplotlib
 matplotlib.use("Agg")
 from matplotlib import pyplot  # noqa: E402  (the backend must be chosen first)
 
-from report.data import EpochPosition, PositionComparison, TaskRuntime  # noqa: E402
-from report.markdown import fmt_hours  # noqa: E402
+from runlens.report.data import EpochPosition, PositionComparison, TaskRuntime  # noqa: E402
+from runlens.report.markdown import fmt_hours  # noqa: E402
 
 LABEL_CHARACTERS = 40
 # tasks drawn as lines in the epoch chart (the slowest by mean epoch first); the others are named

@@ -7,7 +7,7 @@ import time
 from collections import Counter
 from typing import TextIO
 
-from plural import plural
+from runlens.plural import plural
 
 
 class Progress:

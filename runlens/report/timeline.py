@@ -17,8 +17,8 @@ matplotlib.use("Agg")
 from matplotlib import pyplot  # noqa: E402  (the backend must be chosen first)
 from matplotlib.patches import Patch  # noqa: E402
 
-from report.chart import STYLE, finished_png, short_label  # noqa: E402
-from report.data import RunSegment  # noqa: E402
+from runlens.report.chart import STYLE, finished_png, short_label  # noqa: E402
+from runlens.report.data import RunSegment  # noqa: E402
 
 PALETTE = ("#4C72B0", "#DD8452", "#55A868", "#C44E52", "#8172B3", "#937860", "#DA8BC3", "#8C8C8C")
 MAX_RUNS = 60  # past this many runs, the bars are too thin to read: the chart shows the first ones

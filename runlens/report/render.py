@@ -14,12 +14,12 @@ from pathlib import Path
 
 import duckdb
 import jinja2
-from mart_catalog import mart_names
-from plural import noun
 
-from report import rules
-from report.chart import epoch_duration_png, mean_wall_by_task_png, position_comparison_png
-from report.data import (
+from runlens.mart_catalog import mart_names
+from runlens.plural import noun
+from runlens.report import rules
+from runlens.report.chart import epoch_duration_png, mean_wall_by_task_png, position_comparison_png
+from runlens.report.data import (
     CollectionSummary,
     LiveCollection,
     load_build,
@@ -30,8 +30,8 @@ from report.data import (
     load_regressions,
     load_version_chains,
 )
-from report.files import safe_path, write_atomic
-from report.markdown import (
+from runlens.report.files import safe_path, write_atomic
+from runlens.report.markdown import (
     escape_code,
     escape_text,
     fmt_count,
@@ -48,7 +48,7 @@ from report.markdown import (
     fmt_zscore,
     unique_slugs,
 )
-from report.timeline import timeline_png
+from runlens.report.timeline import timeline_png
 
 TEMPLATES = Path(__file__).with_name("templates")
 # every mart declared below models/marts: a database that lacks one was built by another version

@@ -28,9 +28,9 @@ import os
 import duckdb
 from dbt.adapters.duckdb.plugins import BasePlugin
 
-from raw_logs.as_of import AsOfError, pinned_as_of
-from raw_logs.handover import remove_staged_texts, stage_texts
-from raw_logs.listing import RawFolderError, list_log_files, raw_dir
+from runlens.raw_logs.as_of import AsOfError, pinned_as_of
+from runlens.raw_logs.handover import remove_staged_texts, stage_texts
+from runlens.raw_logs.listing import RawFolderError, list_log_files, raw_dir
 
 LOG_FILE_TYPE = duckdb.struct_type(
     {

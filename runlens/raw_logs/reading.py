@@ -14,7 +14,7 @@ from __future__ import annotations
 import zlib
 from typing import NamedTuple
 
-from raw_logs.listing import NOT_A_REGULAR_FILE, UNSTATABLE
+from runlens.raw_logs.listing import NOT_A_REGULAR_FILE, UNSTATABLE
 
 CHUNK_BYTES = 16 * 1024  # text_with_escaped_lines checks UTF-8 in chunks of about this size
 ESCAPES = {byte: f"\\x{byte:02X}" for byte in range(256) if not (0x20 <= byte < 0x7F and byte not in b"\"'\\")}
