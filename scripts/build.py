@@ -16,10 +16,9 @@ with a one-line message naming the lock file, instead of corrupting anything.
 Before dbt starts, the raw folder dbt is handed (RUNLENS_RAW_DIR, a relative one taken from the
 repo folder; default data/sample) is checked as the build's own listing checks it
 (raw_logs/listing.py): a path that does not exist, is a file or cannot be read stops the build
-with one line (exit 2), as does a RUNLENS_AS_OF that is no time (raw_logs/as_of.py). A folder
-with no logs builds empty marts and says so in one line. A build of the bundled sample with no
-RUNLENS_AS_OF set is pinned to the sample's as-of time (raw_logs/as_of.py SAMPLE_AS_OF), so its
-live collection reads as the sweep in progress it was written as, whenever it is built.
+with one line (exit 2), as does a RUNLENS_AS_OF (or a folder's runlens_as_of.txt) that is no time
+(raw_logs/as_of.py) and a collections file that cannot be used (raw_logs/folder_metadata.py). A
+folder with no logs builds empty marts and says so in one line.
 """
 
 from __future__ import annotations
@@ -34,7 +33,8 @@ from pathlib import Path
 
 sys.path[:0] = [str(Path(__file__).resolve().parent), str(Path(__file__).resolve().parent.parent)]
 
-from runlens.raw_logs.as_of import AsOfError, pinned_as_of, sample_pin  # noqa: E402
+from runlens.raw_logs.as_of import AsOfError, pinned_as_of  # noqa: E402
+from runlens.raw_logs.folder_metadata import MetadataError, read_collections  # noqa: E402
 from runlens.raw_logs.listing import DEFAULT_RAW_DIR, RawFolderError, has_log_files, no_logs_note  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
@@ -77,8 +77,9 @@ def build(dbt_args: list[str]) -> int:
     raw = raw_folder()
     try:
         has_logs = has_log_files(str(raw))
-        pinned_as_of()
-    except (RawFolderError, AsOfError) as error:
+        pinned_as_of(raw)
+        read_collections(raw)
+    except (RawFolderError, AsOfError, MetadataError) as error:
         print(f"runlens: {error}", file=sys.stderr)
         return 2
     database = database_path()
@@ -109,7 +110,6 @@ def build(dbt_args: list[str]) -> int:
         # profile is the same for every build of a database of that name: dbt then reuses its
         # parse of the project instead of parsing it all again
         environment = {**os.environ, "RUNLENS_DB": building.name, "RUNLENS_RAW_DIR": str(raw)}
-        environment.update(sample_pin(raw, os.environ))
         environment.setdefault("DBT_PROFILES_DIR", str(REPO))
         command = [str(dbt), *REFRESH, "--project-dir", str(REPO), *dbt_args]
         result = subprocess.run(command, cwd=database.parent, env=environment, check=False)

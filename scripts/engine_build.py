@@ -24,7 +24,8 @@ from engines.connections import postgres_connection, postgres_settings  # noqa: 
 from engines.raw_loader import load  # noqa: E402
 
 from runlens.plural import plural  # noqa: E402
-from runlens.raw_logs.as_of import sample_pin  # noqa: E402
+from runlens.raw_logs.as_of import AsOfError, folder_pin  # noqa: E402
+from runlens.raw_logs.folder_metadata import MetadataError, collections_vars  # noqa: E402
 from runlens.raw_logs.listing import check_raw_dir  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
@@ -69,14 +70,19 @@ def main(argv: list[str]) -> int:
         if status != 0:
             return status
     environment = {**os.environ, "RUNLENS_RAW_DIR": raw_dir()}
-    environment.update(sample_pin(raw_dir(), os.environ))  # the sample's live collection: its as-of time
+    try:
+        environment.update(folder_pin(raw_dir(), os.environ))  # a folder that pins its own as-of time
+        metadata_vars = ["--vars", collections_vars(raw_dir())]  # the folder's collections file
+    except (AsOfError, MetadataError) as error:
+        print(f"runlens: {error}", file=sys.stderr)
+        return 2
     environment.setdefault("DBT_PROFILES_DIR", str(REPO))
     environment.setdefault("DBT_SEND_ANONYMOUS_USAGE_STATS", "false")
     if engine == "spark":  # the in-process Spark driver binds to the loopback interface only
         environment.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     dbt = Path(sys.executable).with_name("dbt")
     return subprocess.run(
-        [str(dbt), "build", "--exclude-resource-type", "unit_test", "--target", engine, *dbt_args],
+        [str(dbt), "build", "--exclude-resource-type", "unit_test", "--target", engine, *metadata_vars, *dbt_args],
         cwd=REPO,
         env=environment,
     ).returncode

@@ -16,6 +16,8 @@ Writes, under data/sample/ (or --out), one JSON Lines file per run:
       checkpoint line.
   The first v3 run of each task also logs a `metric` line a second after each checkpoint
   (other events: kept apart, never rejected).
+  runlens_collections.csv  the three collections' titles, baselines (v2 <- v3 <- v4-live) and
+      links; runlens_as_of.txt  the sample's as-of time (input_contract.md, "Folder metadata").
 
 Deterministic (random.Random(--seed), gzip mtime=0). Re-running first deletes
 the *.jsonl and *.jsonl.gz files in the four folders it owns.
@@ -29,8 +31,10 @@ crash, a failure or no run_end), with a fraction --fault-rate of extra faulty li
 JSON, invalid UTF-8, exact duplicates). --layout per-run writes one file per run under
 <out>/<collection-slug>/ (every 50th gzipped); --layout sharded writes files of --shard-runs runs
 each, <out>/shards/shard-<index of its first run, 8 digits>.jsonl (every third one gzipped). Run
-i's lines depend only on --seed and i, so both layouts hold the same lines. --out is required in
-scale mode; it first deletes the *.jsonl and *.jsonl.gz files in the folders scale mode owns.
+i's lines depend only on --seed and i, so both layouts hold the same lines, and
+<out>/runlens_collections.csv names the collections' baselines (so the comparison marts have work).
+--out is required in scale mode; it first deletes the *.jsonl and *.jsonl.gz files in the folders
+scale mode owns.
 
   python scripts/generate_sample.py --runs 100000 --layout sharded --out /tmp/logs
 """
@@ -38,14 +42,20 @@ scale mode; it first deletes the *.jsonl and *.jsonl.gz files in the folders sca
 from __future__ import annotations
 
 import argparse
+import csv
 import gzip
 import json
 import random
+import sys
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
-from runlens.raw_logs.as_of import SAMPLE_AS_OF, parse_as_of
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from runlens.raw_logs.as_of import SAMPLE_AS_OF, parse_as_of  # noqa: E402
+from runlens.raw_logs.folder_metadata import AS_OF_FILE, COLLECTIONS_FILE  # noqa: E402
+from runlens.raw_logs.folder_metadata import COLUMNS as COLLECTION_COLUMNS  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 V3 = "from-entangled-v2/continuous-v3-beta-schedule"
@@ -347,6 +357,36 @@ def slug(collection: str) -> str:
     return collection.replace("/", "__")
 
 
+# the sample's collections file: (collection, title, baseline); links point at example.org
+SAMPLE_COLLECTIONS = (
+    (V3, "from-entangled-v2 continuous-v3 beta-schedule", V2),
+    (V2, "from-entangled-v2 continuous-v2", None),
+    (V4, "from-entangled-v2 continuous-v4 live", V3),
+)
+
+
+def write_collections(path: Path, rows: list[tuple]) -> None:
+    """A collections file (folder_metadata.py) with one row per (collection, title, baseline, design
+    link, results link); LF line ends, so the file is the same on every machine."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle, lineterminator="\n")
+        writer.writerow(COLLECTION_COLUMNS)
+        writer.writerows([["" if value is None else value for value in row] for row in rows])
+
+
+def write_sample_metadata(out: Path) -> None:
+    links = "https://example.org/runlens/{}/{}"
+    write_collections(
+        out / COLLECTIONS_FILE,
+        [
+            (collection, title, baseline, links.format(collection, "design"), links.format(collection, "results"))
+            for collection, title, baseline in SAMPLE_COLLECTIONS
+        ],
+    )
+    (out / AS_OF_FILE).write_text(SAMPLE_AS_OF + "\n", encoding="utf-8")
+
+
 def clean(out: Path) -> None:
     for sub in (slug(V3), slug(V2), slug(V4), FAULTS_DIR):
         for pattern in ("*.jsonl", "*.jsonl.gz"):
@@ -577,12 +617,20 @@ def main() -> None:
             write_run(out, run)
         faults = out / FAULTS_DIR / "mixed_faults.jsonl"
         write_lines(faults, fault_lines(v3), eol=b"\r\n")
+        write_sample_metadata(out)
         return
     if args.out is None:
         parser.error("--runs needs --out (scale data never goes into data/sample)")
     if args.runs < 0 or args.shard_runs < 1 or not 0 <= args.fault_rate < 1:
         parser.error("--runs >= 0, --shard-runs >= 1 and 0 <= --fault-rate < 1")
     clean_scale(args.out)
+    write_collections(
+        args.out / COLLECTIONS_FILE,
+        [
+            (collection, collection.replace("/", " "), SCALE_BASELINES.get(collection), None, None)
+            for collection, _, _ in SCALE_COLLECTIONS
+        ],
+    )
     stats = write_scale(args.out, args.seed, 0, args.runs, args.layout, args.shard_runs, args.fault_rate)
     print(
         f"wrote {stats['runs']} runs, {stats['lines']} lines in {stats['files']} files "

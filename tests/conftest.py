@@ -20,9 +20,8 @@ from writer_trainings import writer_training  # noqa: F401  (the writer's record
 
 FAULTY = REPO / "tests" / "fixtures" / "faulty"
 SAMPLE = REPO / "data" / "sample"
-# the kinds of project copy most builds run in: the project's own collections seed, the fixture's
-SAMPLE_PROJECT = Project()
-FAULTY_PROJECT = Project.seeded(FAULTY / "collections.csv")
+# the kind of project copy most builds run in (a raw folder carries its own collections file)
+PROJECT = SAMPLE_PROJECT = FAULTY_PROJECT = Project()
 
 
 @dataclass(frozen=True)
@@ -60,7 +59,7 @@ def prebuilds(request, tmp_path_factory):
 @prebuilt()
 def faulty_build(builds: Prebuilds) -> Built:
     """The marts over a copy of tests/fixtures/faulty with its own collections seed. Besides the
-    fixture's own files that are not logs (expected.json, EXPECTED.md, collections.csv) the folder
+    fixture's own files that are not logs (expected.json, EXPECTED.md, runlens_collections.csv) the folder
     holds notes.txt: none of them may show up anywhere."""
     root = builds.mktemp("faulty")
     raw = root / "raw"

@@ -1,13 +1,14 @@
 """Build the real runlens dbt project over a folder of logs, for tests.
 
-The project is copied to a scratch folder so a test can give it its own collections seed and
-database without touching the working tree; then the real `dbt build` runs there.
+The project is copied to a scratch folder so a test can give it its own DuckDB settings and
+database without touching the working tree; then the real `dbt build` runs there. A folder of
+logs carries its own collections file (runlens_collections.csv), as the sample and the fixtures do.
 
 dbt runs in the database's folder and opens the database by its file name, as scripts/build.py
 does, and tests name every database `runlens.duckdb` (each in a folder of its own): the profile
 dbt renders is then the same from build to build, so dbt reuses its parse of a project copy
 (target/partial_parse.msgpack) instead of parsing the whole project again. `ProjectCopies` keeps
-the copies of a session for that reuse: one per kind (collections seed, DuckDB settings), and
+the copies of a session for that reuse: one per kind (DuckDB settings), and
 another only while the first is busy with a build running at the same time.
 """
 
@@ -48,8 +49,8 @@ DATABASE = "runlens.duckdb"
 REFRESH = ("build", "--exclude-resource-type", "unit_test")
 
 
-def copy_project(destination: Path, collections_csv: Path | None = None) -> Path:
-    """Copy the dbt project to destination, optionally with another collections seed."""
+def copy_project(destination: Path) -> Path:
+    """Copy the dbt project to destination."""
     for part in PROJECT_PARTS:
         source = REPO / part
         target = destination / part
@@ -58,8 +59,6 @@ def copy_project(destination: Path, collections_csv: Path | None = None) -> Path
         elif source.exists():
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(source, target)
-    if collections_csv is not None:
-        shutil.copy2(collections_csv, destination / "seeds" / "collections.csv")
     return destination
 
 
@@ -76,15 +75,14 @@ def limit_resources(project: Path, **settings: str) -> None:
 
 @dataclass(frozen=True)
 class Project:
-    """A kind of project copy: the text of its collections seed (None: the project's own) and DuckDB
-    settings written into its profiles.yml. Builds given a kind run in a copy of that kind."""
+    """A kind of project copy: the DuckDB settings written into its profiles.yml. Builds given a
+    kind run in a copy of that kind."""
 
-    seed: str | None = None
     settings: tuple[tuple[str, str], ...] = ()
 
     @classmethod
-    def seeded(cls, collections_csv: Path, **settings: str) -> Project:
-        return cls(collections_csv.read_text(encoding="utf-8"), tuple(sorted(settings.items())))
+    def limited(cls, **settings: str) -> Project:
+        return cls(tuple(sorted(settings.items())))
 
 
 class ProjectCopies:
@@ -112,8 +110,6 @@ class ProjectCopies:
                 fresh = False
         if fresh:
             copy_project(project)
-            if kind.seed is not None:
-                (project / "seeds" / "collections.csv").write_text(kind.seed, encoding="utf-8")
             if kind.settings:
                 limit_resources(project, **dict(kind.settings))
         try:

@@ -30,6 +30,8 @@ import pytest
 from pipeline import DATABASE, REFRESH, Project, dbt_process, project_copies, run_dbt
 from prebuilt import Prebuilds, prebuilt
 
+from runlens.raw_logs.folder_metadata import COLLECTIONS_FILE
+
 GOOD_COLLECTION = "adv"  # only known-good runs (and the clock-skewed one) live here
 OTHER_COLLECTION = "adv-other"
 T0 = "2025-01-01T00:00:00Z"
@@ -86,11 +88,12 @@ def seed_text(pairs: dict[str, str]) -> str:
 
 
 # The kinds of project copy these builds run in: the line, big-line and file system builds with a
-# spill limit (and the big build's baseline); the builds of 100,000 keys or sections with a memory
-# limit too (and the many-keys run's baseline). A seed row of a collection without runs in a build
-# changes nothing there.
-LIMITED = Project(seed_text({"adv-deep": "adv-deep-base"}), (("max_temp_directory_size", "4GB"),))
-TIGHT = Project(seed_text({"adv-many": "adv-many-base"}), (("max_temp_directory_size", "2GB"), ("memory_limit", "2GB")))
+# spill limit; the builds of 100,000 keys or sections with a memory limit too.
+LIMITED = Project.limited(max_temp_directory_size="4GB")
+TIGHT = Project.limited(max_temp_directory_size="2GB", memory_limit="2GB")
+# every scratch folder's collections file: the big build's baseline and the many-keys run's (a row
+# of a collection without runs in a build changes nothing there)
+COLLECTIONS = seed_text({"adv-deep": "adv-deep-base", "adv-many": "adv-many-base"})
 
 
 @dataclass(frozen=True)
@@ -110,6 +113,7 @@ def scratch(builds: Prebuilds, name: str, files: dict[str, list]) -> tuple[Path,
     raw = root / "raw"
     raw.mkdir()
     write_logs(raw, files)
+    (raw / COLLECTIONS_FILE).write_text(COLLECTIONS, encoding="utf-8")
     return raw, root / "db" / DATABASE
 
 

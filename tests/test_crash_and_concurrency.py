@@ -51,7 +51,7 @@ def first_build(builds: Prebuilds):
     project copy of this module's own: build.py opens its database's copy as runlens.duckdb.next,
     so its builds render another profile than the other tests' builds."""
     root = builds.mktemp("crash")
-    project = copy_project(root / "project", FAULTY / "collections.csv")
+    project = copy_project(root / "project")
     raw = root / "raw"
     shutil.copytree(FAULTY, raw)
     database = root / "db" / DATABASE

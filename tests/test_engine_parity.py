@@ -29,9 +29,11 @@ from engines.raw_loader import load
 from pipeline import DATABASE, REPO, Project, run_dbt
 from prebuilt import Prebuilds, prebuilt
 
+from runlens.raw_logs.folder_metadata import COLLECTIONS_FILE, collections_vars
+
 FAULTY = REPO / "tests" / "fixtures" / "faulty"
 SAMPLE = REPO / "data" / "sample"
-DATASETS = {"sample": (SAMPLE, REPO / "seeds" / "collections.csv"), "faulty": (FAULTY, FAULTY / "collections.csv")}
+DATASETS = {"sample": SAMPLE, "faulty": FAULTY}
 DESCRIBED = "the sample and the faulty fixture"
 MARTS = load_marts()
 REQUIRED = os.environ.get("RUNLENS_REQUIRE_ENGINES") == "1"
@@ -101,16 +103,16 @@ def assert_same_marts(reference, candidate, engine: str) -> None:
     assert set(candidate) == {mart.name for mart in MARTS}
 
 
-def seed_of_every_dataset() -> str:
-    """The collections seed of every dataset: one header, then each dataset's rows."""
+def collections_of_every_dataset() -> str:
+    """The collections files of every dataset as one: one header, then each dataset's rows."""
     header, rows = "", []
-    for _, seed in DATASETS.values():
-        header, *own = seed.read_text(encoding="utf-8").splitlines()
+    for raw_dir in DATASETS.values():
+        header, *own = (raw_dir / COLLECTIONS_FILE).read_text(encoding="utf-8").splitlines()
         rows += own
     return "\n".join([header, *rows]) + "\n"
 
 
-ENGINES_PROJECT = Project(seed_of_every_dataset())
+ENGINES_PROJECT = Project()
 FOLDER_LOCK = threading.Lock()
 FOLDERS: list[Path] = []
 
@@ -120,8 +122,9 @@ def every_dataset(builds: Prebuilds) -> Path:
     with FOLDER_LOCK:
         if not FOLDERS:
             raw = builds.mktemp("engines") / "raw"
-            for name, (raw_dir, _) in DATASETS.items():
+            for name, raw_dir in DATASETS.items():
                 shutil.copytree(raw_dir, raw / name)
+            (raw / COLLECTIONS_FILE).write_text(collections_of_every_dataset(), encoding="utf-8")
             FOLDERS.append(raw)
         return FOLDERS[0]
 
@@ -146,7 +149,17 @@ def postgres_build(builds: Prebuilds) -> tuple[subprocess.CompletedProcess, dict
     connection.close()
     assert summary.loaded_files == summary.files > 0
     database = builds.mktemp("engines_postgres") / "unused.duckdb"
-    result = run_dbt(ENGINES_PROJECT, raw, database, "build", "--target", "postgres", env={"RUNLENS_PG_SCHEMA": SCHEMA})
+    result = run_dbt(
+        ENGINES_PROJECT,
+        raw,
+        database,
+        "build",
+        "--target",
+        "postgres",
+        "--vars",
+        collections_vars(raw),
+        env={"RUNLENS_PG_SCHEMA": SCHEMA},
+    )
     return result, (read_postgres(postgres_settings(SCHEMA), MARTS) if result.returncode == 0 else {})
 
 
@@ -165,7 +178,17 @@ def spark_build(builds: Prebuilds) -> tuple[subprocess.CompletedProcess, dict] |
         # it never reaches, and collecting garbage in parallel: the quick compiler only, a serial GC
         "JAVA_TOOL_OPTIONS": "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC",
     }
-    result = run_dbt(ENGINES_PROJECT, raw, folder / "unused.duckdb", "build", "--target", "spark", env=environment)
+    result = run_dbt(
+        ENGINES_PROJECT,
+        raw,
+        folder / "unused.duckdb",
+        "build",
+        "--target",
+        "spark",
+        "--vars",
+        collections_vars(raw),
+        env=environment,
+    )
     return result, (read_spark(folder / "warehouse", "runlens", MARTS) if result.returncode == 0 else {})
 
 

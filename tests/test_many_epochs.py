@@ -21,10 +21,12 @@ from __future__ import annotations
 import duckdb
 import many_epochs
 import pytest
+from conftest import PROJECT
 from golden_pages import GOLDEN_ROOT, MISMATCHES, assert_matches_golden
-from pipeline import DATABASE, Project, build
+from pipeline import DATABASE, build
 from prebuilt import Prebuilds, prebuilt
 
+from runlens.raw_logs.folder_metadata import COLLECTIONS_FILE
 from runlens.report.render import render_reports
 
 GOLDEN = GOLDEN_ROOT / "many_epochs"
@@ -39,7 +41,8 @@ def many_epochs_build(builds: Prebuilds):
     """The marts over the generated many-epoch fixture."""
     root = builds.mktemp("many_epochs")
     raw = many_epochs.write(root / "raw")
-    build(Project(SEED), raw, root / "db" / DATABASE)
+    (raw / COLLECTIONS_FILE).write_text(SEED, encoding="utf-8")
+    build(PROJECT, raw, root / "db" / DATABASE)
     return root / "db" / DATABASE
 
 

@@ -10,10 +10,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import PROJECT
 from golden_pages import GOLDEN_ROOT, MISMATCHES, assert_matches_golden
-from pipeline import DATABASE, REPO, Project, build
+from pipeline import DATABASE, REPO, build
 from prebuilt import Prebuilds, prebuilt
 
+from runlens.raw_logs.folder_metadata import COLLECTIONS_FILE
 from runlens.report.render import render_reports
 
 GOLDEN = GOLDEN_ROOT / "faulty"
@@ -83,7 +85,8 @@ def hostile_build(builds: Prebuilds) -> Path:
         f'"{HOSTILE_COLLECTION}","{HOSTILE_COLLECTION}","{TRAVERSAL_COLLECTION}",javascript:alert(1),'
         "http://ok.example/a)b\n"
     )
-    build(Project(seed), raw, root / "db" / DATABASE)
+    (raw / COLLECTIONS_FILE).write_text(seed, encoding="utf-8")
+    build(PROJECT, raw, root / "db" / DATABASE)
     return root / "db" / DATABASE
 
 

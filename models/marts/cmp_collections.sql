@@ -1,4 +1,4 @@
--- Each collection against the baseline that seeds/collections.csv names for it
+-- Each collection against the baseline that the collections file (stg_collections) names for it
 -- (def_comparison). Grain: one row per collection that has a baseline.
 with
 

@@ -1,7 +1,16 @@
 -- Config keys whose set of values differs between a collection and its baseline, as candidate
--- explanations of a runtime difference (def_config_differences).
+-- explanations of a runtime difference (def_config_differences); keys that identify a run rather
+-- than configure it (the seed identity_config_keys and the dbt var of the same name) are left out.
 -- Grain: one row per collection and config key.
 with
+
+identity_keys as (
+    select config_key from {{ ref('identity_config_keys') }}
+    {%- for key in var('identity_config_keys', []) %}
+    union all
+    select {{ runlens.string_literal(key) }} as config_key
+    {%- endfor %}
+),
 
 pairs as (
     select
@@ -20,7 +29,15 @@ runs as (
 ),
 
 config as (
+    -- a key is an identity key when it is one, or its last dotted part is one (`trainer.seed`)
     select * from {{ ref('int_run_config') }}
+    where not exists (
+        select 1
+        from identity_keys
+        where
+            int_run_config.config_key = identity_keys.config_key
+            or right(int_run_config.config_key, length(identity_keys.config_key) + 1) = '.' || identity_keys.config_key
+    )
 ),
 
 pair_runs as (

@@ -1,9 +1,10 @@
--- Every collection: those named in seeds/collections.csv and those found in the logs.
+-- Every collection: those the raw folder's collections file names (stg_collections) and those
+-- found in the logs.
 -- Grain: one row per collection.
 with
 
 seeded as (
-    select * from {{ ref('collections') }}
+    select * from {{ ref('stg_collections') }}
 ),
 
 runs as (
@@ -28,11 +29,11 @@ all_collections as (
 final as (
     select
         all_collections.collection,
-        coalesce(nullif(trim(seeded.title), ''), all_collections.collection) as title,
-        nullif(trim(seeded.baseline_collection), '') as baseline_collection,
-        nullif(trim(seeded.design_url), '') as design_url,
-        nullif(trim(seeded.results_url), '') as results_url,
-        seeded.collection is not null as is_in_seed,
+        coalesce(seeded.title, all_collections.collection) as title,
+        seeded.baseline_collection,
+        seeded.design_url,
+        seeded.results_url,
+        seeded.collection is not null as is_in_collections_file,
         coalesce(found.runs, 0) as runs
     from all_collections
     left join seeded on all_collections.collection = seeded.collection

@@ -1,8 +1,11 @@
 """The as-of instant a build judges live runs against (issue: when will it finish).
 
-By default it is the moment the build starts. `RUNLENS_AS_OF` (or the dbt var `as_of`) pins it:
-an ISO 8601 time such as `2026-12-01T12:00:00Z`; a time without an offset is taken as UTC. The
-marts hold it as naive UTC, like every other timestamp (models/staging/input_contract.md).
+By default it is the moment the build starts. `RUNLENS_AS_OF` (or the dbt var `as_of`) pins it,
+and so does a raw folder's own `runlens_as_of.txt` (folder_metadata.py) when neither is set: an
+ISO 8601 time such as `2026-12-01T12:00:00Z`; a time without an offset is taken as UTC. The marts
+hold it as naive UTC, like every other timestamp (models/staging/input_contract.md). The bundled
+sample carries its as-of time that way, so any build of it (a plain `dbt build` too) judges its
+live collection as the sweep in progress it was written as.
 """
 
 from __future__ import annotations
@@ -12,44 +15,53 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 
+from runlens.raw_logs.folder_metadata import AS_OF_FILE, folder_as_of
+from runlens.raw_logs.listing import raw_dir as default_raw_dir
+
 AS_OF_VARIABLE = "RUNLENS_AS_OF"
 # The bundled sample's live collection (scripts/generate_sample.py) is a sweep in progress at this
-# instant: a build of the sample with nothing pinned is pinned to it (scripts/build.py), and so
-# are the tests' builds (tests/pipeline.py), so its figures are the same whenever it is built.
+# instant: the generator writes it into data/sample/runlens_as_of.txt, and the tests' builds pin
+# it (tests/pipeline.py), so the sample's figures are the same whenever it is built.
 SAMPLE_AS_OF = "2025-03-10T12:00:00Z"
-SAMPLE_DIR = Path(__file__).resolve().parents[2] / "data" / "sample"
 
 
 class AsOfError(ValueError):
     """RUNLENS_AS_OF is set to something that is not a time: one line that says what to do."""
 
 
-def parse_as_of(text: str) -> datetime:
-    """The instant `text` names, as naive UTC; raises AsOfError when it names none."""
+def parse_as_of(text: str, origin: str = AS_OF_VARIABLE) -> datetime:
+    """The instant `text` names, as naive UTC; raises AsOfError, naming where the text came from
+    (origin), when it names none."""
     try:
         instant = datetime.fromisoformat(text.strip())
     except ValueError:
+        what_to_do = "or unset it" if origin == AS_OF_VARIABLE else "or remove the file"
         raise AsOfError(
-            f"{AS_OF_VARIABLE}={text!r} is not a time: give an ISO 8601 time such as 2026-12-01T12:00:00Z, or unset it"
+            f"{origin}={text!r} is not a time: give an ISO 8601 time such as 2026-12-01T12:00:00Z, {what_to_do}"
         ) from None
     if instant.tzinfo is not None:
         instant = instant.astimezone(UTC).replace(tzinfo=None)
     return instant
 
 
-def pinned_as_of() -> datetime | None:
-    """RUNLENS_AS_OF as naive UTC, or None when it is not set (the build's start is the as-of time)."""
+def pinned_as_of(raw_dir: str | Path | None = None) -> datetime | None:
+    """The pinned as-of time as naive UTC: RUNLENS_AS_OF, else the raw folder's runlens_as_of.txt
+    (raw_dir, default the build's raw folder), else None (the build's start is the as-of time)."""
     text = os.environ.get(AS_OF_VARIABLE, "").strip()
-    return parse_as_of(text) if text else None
+    if text:
+        return parse_as_of(text)
+    folder = default_raw_dir() if raw_dir is None else raw_dir
+    text = folder_as_of(folder)
+    return None if text is None else parse_as_of(text, str(Path(folder) / AS_OF_FILE))
 
 
-def sample_pin(raw_dir: str | Path, environ: Mapping[str, str]) -> dict[str, str]:
-    """{RUNLENS_AS_OF: SAMPLE_AS_OF} when raw_dir is the bundled sample and nothing is pinned yet
-    (the sample's live collection then reads as the sweep in progress it was written as), else {}."""
+def folder_pin(raw_dir: str | Path, environ: Mapping[str, str]) -> dict[str, str]:
+    """{RUNLENS_AS_OF: <time>} when raw_dir has a runlens_as_of.txt and nothing is pinned yet, else
+    {}: for the engines whose SQL reads RUNLENS_AS_OF itself (PostgreSQL, Spark)."""
     if environ.get(AS_OF_VARIABLE, "").strip():
         return {}
-    try:
-        is_sample = Path(raw_dir).resolve() == SAMPLE_DIR
-    except OSError:
+    text = folder_as_of(raw_dir)
+    if text is None:
         return {}
-    return {AS_OF_VARIABLE: SAMPLE_AS_OF} if is_sample else {}
+    parse_as_of(text, str(Path(raw_dir) / AS_OF_FILE))
+    return {AS_OF_VARIABLE: text}

@@ -12,8 +12,11 @@ On every DuckDB connection dbt opens, it registers:
   (handover.py); returns one struct per chunk. stg_log_lines' pre-hook calls it with the files it
   has to read, and its post-hook calls `runlens_remove_staged_log_texts(text_paths)`.
 - `runlens_raw_dir()`: the raw folder's absolute path, and `runlens_pinned_as_of()`: the time
-  `RUNLENS_AS_OF` pins (as_of.py), else NULL. The build context (macros/build_context.sql) reads
-  both when the build runs, so neither costs dbt any parsing when it changes.
+  `RUNLENS_AS_OF` or the folder's runlens_as_of.txt pins (as_of.py), else NULL. The build context
+  (macros/build_context.sql) reads both when the build runs, so neither costs dbt any parsing when
+  it changes.
+- `runlens_collections()`: the rows of the folder's collections file (folder_metadata.py), as a
+  list of structs of the five text columns, for stg_collections (macros/staging/collections.sql).
 
 The listing raises RawFolderError on a user mistake (a raw folder that does not exist, is a file
 or cannot be read) with one line that says what to do. DuckDB and then dbt put their own words
@@ -29,6 +32,8 @@ import duckdb
 from dbt.adapters.duckdb.plugins import BasePlugin
 
 from runlens.raw_logs.as_of import AsOfError, pinned_as_of
+from runlens.raw_logs.folder_metadata import COLUMNS as COLLECTION_COLUMNS
+from runlens.raw_logs.folder_metadata import MetadataError, read_collections
 from runlens.raw_logs.handover import remove_staged_texts, stage_texts
 from runlens.raw_logs.listing import RawFolderError, list_log_files, raw_dir
 
@@ -42,6 +47,7 @@ LOG_FILE_TYPE = duckdb.struct_type(
         "file_fingerprint": duckdb.sqltype("VARCHAR"),
     }
 )
+COLLECTION_TYPE = duckdb.struct_type({column: duckdb.sqltype("VARCHAR") for column in COLLECTION_COLUMNS})
 FILE_TO_READ_TYPE = duckdb.struct_type(
     {"absolute_path": duckdb.sqltype("VARCHAR"), "file_fingerprint": duckdb.sqltype("VARCHAR")}
 )
@@ -70,8 +76,15 @@ def absolute_raw_dir() -> str:
 def as_of_pin():
     try:
         return pinned_as_of()
-    except AsOfError as error:
+    except (AsOfError, MetadataError) as error:
         raise AsOfError(f"\nrunlens: {error}") from None
+
+
+def collections() -> list[dict]:
+    try:
+        return read_collections(raw_dir())
+    except MetadataError as error:
+        raise MetadataError(f"\nrunlens: {error}") from None
 
 
 def staged_log_texts(files: list[dict] | None) -> list[dict]:
@@ -98,6 +111,13 @@ class Plugin(BasePlugin):
             [],
             duckdb.sqltype("TIMESTAMP"),
             null_handling="special",
+            side_effects=True,
+        )
+        conn.create_function(
+            "runlens_collections",
+            collections,
+            [],
+            duckdb.list_type(COLLECTION_TYPE),
             side_effects=True,
         )
         conn.create_function(

@@ -4,7 +4,6 @@ that names baselines; and the files and lines counted, on disk and in the marts.
 
 from __future__ import annotations
 
-import csv
 import gzip
 import os
 import sys
@@ -39,18 +38,6 @@ def generate_command(runs: int, layout: str, out: Path, settings: LogSettings) -
         "--runs", str(runs), "--layout", layout, "--shard-runs", str(settings.shard_runs),
         "--fault-rate", str(settings.fault_rate), "--seed", str(settings.seed), "--out", str(out),
     ]  # fmt: skip
-
-
-def write_collections_csv(path: Path) -> Path:
-    """A collections seed for the generated collections, naming their baselines (so the comparison
-    marts have work)."""
-    with path.open("w", newline="") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(["collection", "title", "baseline_collection", "design_url", "results_url"])
-        for collection, _, _ in gen.SCALE_COLLECTIONS:
-            baseline = gen.SCALE_BASELINES.get(collection, "")
-            writer.writerow([collection, collection.replace("/", " "), baseline, "", ""])
-    return path
 
 
 def log_files(raw_dir: Path) -> list[str]:

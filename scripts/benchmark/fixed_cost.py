@@ -11,7 +11,7 @@ from pathlib import Path
 from build import REFRESH as DBT_BUILD
 from pipeline import copy_project
 
-from benchmark.datasets import LogSettings, generate_command, write_collections_csv
+from benchmark.datasets import LogSettings, generate_command
 from benchmark.measure import Meter, run_results_of, where_time_goes
 from benchmark.scratch import fresh_folder, remove
 
@@ -28,7 +28,7 @@ def measure(meter: Meter, folder: Path, settings: LogSettings, repeats: int, kee
     if result["generate"]["returncode"] != 0:
         result["returncode"] = result["generate"]["returncode"]
         return result
-    project = copy_project(folder / "project", write_collections_csv(folder / "collections.csv"))
+    project = copy_project(folder / "project")
     # one database path for the parse and every build: dbt reparses the whole project when an
     # environment variable its profile reads (RUNLENS_DB) changes, so each build starts from the
     # same warm partial parse, and the database is removed before each build instead

@@ -22,7 +22,6 @@ from benchmark.datasets import (
     generate_command,
     layout_for,
     line_counts,
-    write_collections_csv,
 )
 from benchmark.measure import Meter, run_results_of, where_time_goes
 from benchmark.scratch import fresh_folder, remove
@@ -84,8 +83,7 @@ def measure(
     step("generate", meter.run(generate_command(runs, layout, raw, settings)))
     entry.update(files_on_disk(raw))
 
-    seed_csv = write_collections_csv(size_dir / "collections.csv")
-    project = copy_project(size_dir / "project", seed_csv)
+    project = copy_project(size_dir / "project")
     say("dbt parse (cold, once)")
     step("dbt_parse", meter.dbt(project, raw, database, "parse"))
     say("dbt build (full)")
@@ -105,7 +103,7 @@ def measure(
         entry["where_time_goes_noop"] = where_time_goes(size_dir / "run_results_noop.json")
     if "run" not in skip:
         say("dbt run (models only, fresh database)")
-        run_project = copy_project(size_dir / "project_run", seed_csv)
+        run_project = copy_project(size_dir / "project_run")
         run_db = size_dir / "run_only.duckdb"
         run_dbt(run_project, raw, run_db, "parse")
         run_dbt(run_project, raw, run_db, "seed")

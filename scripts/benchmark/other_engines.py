@@ -10,7 +10,7 @@ from pathlib import Path
 from build import REFRESH as DBT_BUILD
 from pipeline import REPO, copy_project, run_dbt
 
-from benchmark.datasets import LogSettings, generate_command, line_counts, write_collections_csv
+from benchmark.datasets import LogSettings, generate_command, line_counts
 from benchmark.measure import Meter
 from benchmark.scratch import fresh_folder, remove
 
@@ -29,7 +29,7 @@ def measure(
     large_raw = folder / "raw"
     say(f"generating {large_runs:,} runs (sharded)")
     gen_figures = meter.run(generate_command(large_runs, "sharded", large_raw, settings))
-    large_project = copy_project(folder / "large_project", write_collections_csv(folder / "collections.csv"))
+    large_project = copy_project(folder / "large_project")
     datasets, duckdb_rows = [], []
     for label, project, raw in (
         ("sample", sample_project, REPO / "data" / "sample"),
