@@ -10,7 +10,9 @@ Writes, under data/sample/ (or --out), one JSON Lines file per run:
   from-entangled-v2__continuous-v4-live/<run_id>.jsonl  14 runs of a sweep in progress at
       the sample's as-of time (raw_logs/as_of.py SAMPLE_AS_OF, 2025-03-10T12:00:00Z): 8 completed,
       1 failed, 4 running at different markers (one resumed after a crash) and 1 stalled (silent
-      for 3 hours after step_1000); the runs of two tasks name their GPUs (`resources`).
+      for an hour after step_1000: past its stall threshold, short of its task's longest run, so
+      not abandoned); the runs of two tasks name their GPUs (`resources`). v3's incomplete run
+      went silent days before that as-of time: abandoned.
   zz-faults/mixed_faults.jsonl  CRLF, blank lines, lines of several reject reasons (one a
       likely typo of run_end), an other event (heartbeat) and an exact duplicate of a v3
       checkpoint line.
@@ -258,7 +260,7 @@ V4_TASKS = {
 # base_conversion runs a quarter slower than in v3 (v4's baseline): the sample's one regressed task
 V4_SLOWDOWN = {"base_conversion": 1.25}
 V4_START = datetime(2025, 3, 10, 0, tzinfo=UTC)
-V4_STALL_S = 3 * 3600
+V4_STALL_S = 3600
 V4_CRASH_STEP = 400
 
 

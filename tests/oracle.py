@@ -151,6 +151,7 @@ def collection_stats(runs: dict[str, Run], collection: str) -> dict:
 # (method "inclusive" is the interpolation def_percentiles states).
 
 STALL_MULTIPLE, STALL_MIN_SECONDS, MIN_TASK_PEERS = 3, 600, 3
+ABANDON_HORIZON_SECONDS = 7 * 24 * 3600  # dbt var abandon_horizon_seconds
 
 
 @dataclass
@@ -240,6 +241,7 @@ class LiveRun:
     last_marker_label: str
     silent_seconds: float
     stall_threshold_seconds: float
+    abandon_threshold_seconds: float
     peer_set: str
     peer_runs: int
     pace_ratio: float | None
@@ -248,6 +250,9 @@ class LiveRun:
 
 
 def live_runs(lines: dict[str, Timeline], as_of: datetime) -> dict[str, LiveRun]:
+    """Each incomplete run as the live-run rules say (models/marts/live/_live__docs.md), worked out
+    here from the events alone: its peers at its last marker, their remaining times at the peers'
+    median pace, the stall and abandon thresholds, an estimate only while it runs."""
     peers_by_collection: dict[str, list[Timeline]] = {}
     for line in lines.values():
         if line.status == "completed" and line.ended_at is not None:
@@ -271,19 +276,27 @@ def live_runs(lines: dict[str, Timeline], as_of: datetime) -> dict[str, LiveRun]
             peer_set, chosen = ("collection", at_marker) if at_marker else ("none", [])
         nexts = [row[3] for row in chosen if row[3] is not None]
         threshold = max(STALL_MULTIPLE * percentile(nexts, 0.95) if nexts else 0.0, STALL_MIN_SECONDS)
+        task_runs = [peer.active for peer in peers_by_collection.get(line.collection, []) if peer.task == line.task]
+        every_run = [peer.active for peer in peers_by_collection.get(line.collection, [])]
+        longest = max(task_runs or every_run or [ABANDON_HORIZON_SECONDS])
+        abandon = max(threshold, min(longest, ABANDON_HORIZON_SECONDS))
         silent = seconds(line.last_event_at, as_of)
-        status = "stalled" if silent > threshold else "running"
+        status = "abandoned" if silent > abandon else "stalled" if silent > threshold else "running"
         pace, remaining = None, None
         if chosen:
             median_reached = statistics.median(row[1] for row in chosen)
             pace = to_marker / median_reached if median_reached > 0 else 1.0
             since = seconds(line.markers[0][2], as_of) - line.downtime - to_marker
-            needed = [row[2] for row in chosen]
-            remaining = tuple(max(percentile(needed, p) * pace - since, 0.0) for p in (0.25, 0.5, 0.75))
+            # what each peer needed after the marker had it gone at the median pace
+            needed = [
+                row[2] * median_reached / row[1] if median_reached > 0 and row[1] > 0 else row[2] for row in chosen
+            ]
+            if status == "running":
+                remaining = tuple(max(percentile(needed, p) * pace - since, 0.0) for p in (0.25, 0.5, 0.75))
         end = as_of if status == "running" else line.last_event_at
         running = sum(b - a for a, b in stretches(line, end)) if line.markers else 0.0
         found[line.run_id] = LiveRun(
-            line.run_id, status, label, silent, threshold, peer_set, len(chosen), pace, remaining, running
+            line.run_id, status, label, silent, threshold, abandon, peer_set, len(chosen), pace, remaining, running
         )
     return found
 
@@ -303,7 +316,7 @@ def collection_stretches(
     lines: dict[str, Timeline], live: dict[str, LiveRun], as_of: datetime, collection: str
 ) -> dict[str, list[tuple[float, float]]]:
     """Each run's stretches: to its final run_end, to the as-of time while it runs, else (stalled,
-    or measured by the profiler) to its last event."""
+    abandoned, or measured by the profiler) to its last event."""
     found = {}
     for line in lines.values():
         if line.collection != collection:

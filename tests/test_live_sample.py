@@ -30,7 +30,8 @@ def rows(sample_db, sql, *params):
 
 def test_the_live_collection_reads_as_written(sample_db):
     """8 completed, 1 failed; running at step_600, step_200, step_800 (resumed) and step_1000; one
-    stalled at step_1000 for three hours; the v3 run that never ended is stalled too."""
+    stalled at step_1000 for an hour (past its threshold, short of its task's longest run); the v3
+    run that never ended went silent days before: abandoned, and v3 is no live sweep."""
     found = {row["run_id"]: row for row in rows(sample_db, "select * from fct_live_runs")}
     assert {run_id: (row["live_status"], row["last_marker_label"]) for run_id, row in found.items()} == {
         "v4-base_conversion-05": ("running", "step_600"),
@@ -38,9 +39,11 @@ def test_the_live_collection_reads_as_written(sample_db):
         "v4-grid_pathfinding-04": ("running", "step_200"),
         "v4-grid_pathfinding-05": ("running", "step_800"),
         "v4-list_summation-03": ("running", "step_1000"),
-        "v3-multidigit_addition-07": ("stalled", "step_1000"),
+        "v3-multidigit_addition-07": ("abandoned", "step_1000"),
     }
-    assert found["v4-base_conversion-06"]["silent_seconds"] == pytest.approx(3 * 3600, abs=1e-3)
+    assert found["v4-base_conversion-06"]["silent_seconds"] == pytest.approx(3600, abs=1e-3)
+    for run_id in ("v4-base_conversion-06", "v3-multidigit_addition-07"):  # no finish to estimate
+        assert (found[run_id]["remaining_seconds"], found[run_id]["estimated_finish_at"]) == (None, None)
     assert found["v4-grid_pathfinding-05"]["restarts"] == 1
     # list_summation has one completed run: its live run is estimated from the whole collection
     assert (found["v4-list_summation-03"]["peer_set"], found["v4-list_summation-03"]["peer_runs"]) == ("collection", 8)
@@ -51,12 +54,11 @@ def test_the_live_collection_reads_as_written(sample_db):
         progress["runs_failed"],
         progress["runs_running"],
         progress["runs_stalled"],
-    ) == (
-        8,
-        1,
-        4,
-        1,
-    )
+        progress["runs_abandoned"],
+        progress["is_live"],
+    ) == (8, 1, 4, 1, 0, True)
+    v3 = rows(sample_db, "select * from agg_collection_progress where collection = ?", V3)[0]
+    assert (v3["runs_running"], v3["runs_stalled"], v3["runs_abandoned"], v3["is_live"]) == (0, 0, 1, False)
 
 
 def test_every_live_run_matches_the_oracle(sample_db):
@@ -72,9 +74,13 @@ def test_every_live_run_matches_the_oracle(sample_db):
         ), run_id
         assert row["silent_seconds"] == pytest.approx(expected.silent_seconds, abs=1e-3), run_id
         assert row["stall_threshold_seconds"] == pytest.approx(expected.stall_threshold_seconds, abs=1e-3), run_id
+        assert row["abandon_threshold_seconds"] == pytest.approx(expected.abandon_threshold_seconds, abs=1e-3), run_id
         assert row["pace_ratio"] == pytest.approx(expected.pace_ratio, rel=1e-9), run_id
         got = (row["remaining_low_seconds"], row["remaining_seconds"], row["remaining_high_seconds"])
-        assert got == pytest.approx(expected.remaining, abs=1e-3), run_id
+        if expected.remaining is None:
+            assert got == (None, None, None), run_id
+        else:
+            assert got == pytest.approx(expected.remaining, abs=1e-3), run_id
 
 
 def test_the_sweep_eta_matches_the_oracle(sample_db):
@@ -86,7 +92,7 @@ def test_the_sweep_eta_matches_the_oracle(sample_db):
     )
     finished = sum(line.active for line in LINES.values() if line.collection == V4 and line.status != "incomplete")
     spent = finished + sum(live.running_seconds for run_id, live in LIVE.items() if run_id.startswith("v4-"))
-    remaining = sum(live.remaining[1] for run_id, live in LIVE.items() if run_id.startswith("v4-"))
+    remaining = sum(live.remaining[1] for live in running)
     assert progress["spent_seconds"] == pytest.approx(spent, abs=1e-3)
     assert progress["spent_share"] == pytest.approx(spent / (spent + remaining), rel=1e-9)
     assert 0.5 < progress["spent_share"] < 1
@@ -102,9 +108,15 @@ def test_span_and_concurrency_match_the_oracle(sample_db, collection):
     assert span["peak_concurrent_runs"] == peak
     assert span["run_seconds"] == pytest.approx(run_seconds, abs=1e-3)
     assert span["mean_concurrent_runs"] == pytest.approx(run_seconds / (last - first), rel=1e-9)
-    longest = max(per_run.values(), key=lambda runs: runs[-1][1] - runs[0][0])
-    assert span["longest_run_seconds"] == pytest.approx(longest[-1][1] - longest[0][0], abs=1e-3)
-    assert span["longest_run_seconds"] <= span["span_seconds"]
+    # a running run counts with its expected length: so far plus its estimated remaining seconds
+    lengths = {
+        run_id: runs[-1][1]
+        - runs[0][0]
+        + (LIVE[run_id].remaining[1] if LIVE.get(run_id) and LIVE[run_id].remaining else 0)
+        for run_id, runs in per_run.items()
+    }
+    longest = min(lengths, key=lambda run_id: (-lengths[run_id], run_id))  # ties: the first run_id
+    assert (span["longest_run_id"], span["longest_run_seconds"]) == (longest, pytest.approx(lengths[longest], abs=1e-3))
     assert span["is_open"] == (collection == V4)
 
 

@@ -44,12 +44,13 @@ collection_states as (
         count(*) filter (where status = 'failed') as runs_failed,
         count(*) filter (where live_status = 'running') as runs_running,
         count(*) filter (where live_status = 'stalled') as runs_stalled,
+        count(*) filter (where live_status = 'abandoned') as runs_abandoned,
         max(estimated_finish_low_at) filter (where live_status = 'running') as last_finish_low_at,
         max(estimated_finish_at) filter (where live_status = 'running') as last_finish_at,
         max(estimated_finish_high_at) filter (where live_status = 'running') as last_finish_high_at,
         coalesce(sum(spent_seconds), 0) as spent_seconds,
-        count(*) filter (where live_status is not null and remaining_seconds is null) as live_runs_without_estimate,
-        coalesce(sum(remaining_seconds), 0) as remaining_seconds
+        count(*) filter (where live_status = 'running' and remaining_seconds is null) as live_runs_without_estimate,
+        coalesce(sum(remaining_seconds) filter (where live_status = 'running'), 0) as remaining_seconds
     from run_states
     group by collection
 ),
@@ -73,6 +74,7 @@ final as (
         shares.runs_failed,
         shares.runs_running,
         shares.runs_stalled,
+        shares.runs_abandoned,
         shares.is_live,
         shares.last_finish_low_at,
         shares.last_finish_at,

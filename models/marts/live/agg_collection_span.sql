@@ -1,7 +1,7 @@
 -- Each collection's span and concurrency (def_span_concurrency): from its first run_start to its
 -- last end (the as-of time while a run is still going), the run time summed over its runs, how
--- many ran at once at the peak and on average, its longest run, and its GPU-hours
--- (def_gpu_hours). Grain: one row per collection with a run that started.
+-- many ran at once at the peak and on average, its longest run (a running run by its expected
+-- total), and its GPU-hours (def_gpu_hours). Grain: one row per collection with a run that started.
 with
 
 segments as (
@@ -10,6 +10,10 @@ segments as (
 
 run_gpu_hours as (
     select * from {{ ref('fct_run_gpu_hours') }}
+),
+
+live_runs as (
+    select * from {{ ref('fct_live_runs') }}
 ),
 
 changes as (
@@ -62,16 +66,26 @@ run_spans as (
     group by run_id, collection
 ),
 
+run_lengths as (
+    -- a running run's length is what it has run so far plus its estimated remaining time
+    select
+        run_spans.run_id,
+        run_spans.collection,
+        {{ runlens.seconds_between('run_spans.started_at', 'run_spans.ended_at') }}
+        + case when run_spans.is_open then coalesce(live_runs.remaining_seconds, 0) else 0 end as length_seconds,
+        run_spans.is_open as is_expected
+    from run_spans
+    left join live_runs on run_spans.run_id = live_runs.run_id
+),
+
 ranked_runs as (
     select
         run_id,
         collection,
-        {{ runlens.seconds_between('started_at', 'ended_at') }} as span_seconds,
-        row_number() over (
-            partition by collection
-            order by {{ runlens.seconds_between('started_at', 'ended_at') }} desc, run_id
-        ) as length_rank
-    from run_spans
+        length_seconds,
+        is_expected,
+        row_number() over (partition by collection order by length_seconds desc, run_id asc) as length_rank
+    from run_lengths
 ),
 
 collection_spans as (
@@ -113,7 +127,8 @@ final as (
                 ) }}
         end as mean_concurrent_runs,
         ranked_runs.run_id as longest_run_id,
-        ranked_runs.span_seconds as longest_run_seconds,
+        ranked_runs.length_seconds as longest_run_seconds,
+        ranked_runs.is_expected as is_longest_run_expected,
         coalesce(collection_gpu_hours.runs_with_gpus, 0) as runs_with_gpus,
         collection_gpu_hours.gpu_hours
     from collection_spans

@@ -1,7 +1,9 @@
 -- The runs still going at the as-of time: how far each has got, how long it has been silent,
--- whether it has stalled, and when it will likely finish, from the completed runs that passed
--- the same marker (def_live_runs, def_live_eta, def_percentiles, def_stalled). Grain: one row per
--- incomplete run with a run_start.
+-- whether it is running, stalled or abandoned, and when a running one will likely finish, from the
+-- completed runs that passed the same marker (def_live_runs, def_live_eta, def_percentiles,
+-- def_stalled, def_abandoned). The peers are summed up per collection, task and marker first and
+-- each live run joins one summary, so the model grows with runs plus peers, never runs x peers.
+-- Grain: one row per incomplete run with a run_start.
 {%- set double = var('runlens_types')[target.type].double %}
 with
 
@@ -58,85 +60,143 @@ last_markers as (
     where recency_rank = 1
 ),
 
-peer_markers as (
-    -- where each completed event-log run was at each marker, and what it still needed after it
+completed_runs as (
     select
-        runs.run_id as peer_run_id,
-        runs.collection,
-        runs.task,
+        run_id,
+        collection,
+        task,
+        active_seconds
+    from runs
+    where is_analyzed and measurement_source = 'event_log' and collection is not null
+),
+
+peer_markers as (
+    -- where each completed event-log run was at each marker, and what it still needed after it,
+    -- once in its task's summary and once in its collection's
+    select
+        'task' as peer_set,
+        completed_runs.collection,
+        completed_runs.task,
         progress.marker_label,
         progress.active_seconds_to_marker,
-        runs.active_seconds - progress.active_seconds_to_marker as remaining_seconds,
+        completed_runs.active_seconds - progress.active_seconds_to_marker as remaining_seconds,
         progress.next_interval_seconds
     from progress
-    inner join runs on progress.run_id = runs.run_id
-    where runs.is_analyzed and runs.measurement_source = 'event_log' and progress.is_first_of_label
-),
-
-candidates as (
+    inner join completed_runs on progress.run_id = completed_runs.run_id
+    where progress.is_first_of_label and completed_runs.task is not null
+    union all
     select
-        live_runs.run_id,
-        peer_markers.peer_run_id,
-        peer_markers.task = live_runs.task as is_same_task,
-        peer_markers.active_seconds_to_marker,
-        peer_markers.remaining_seconds,
-        peer_markers.next_interval_seconds
-    from live_runs
-    inner join last_markers on live_runs.run_id = last_markers.run_id
-    inner join peer_markers
-        on live_runs.collection = peer_markers.collection
-        and last_markers.marker_label = peer_markers.marker_label
+        'collection' as peer_set,
+        completed_runs.collection,
+        cast(null as {{ dbt.type_string() }}) as task,
+        progress.marker_label,
+        progress.active_seconds_to_marker,
+        completed_runs.active_seconds - progress.active_seconds_to_marker as remaining_seconds,
+        progress.next_interval_seconds
+    from progress
+    inner join completed_runs on progress.run_id = completed_runs.run_id
+    where progress.is_first_of_label
 ),
 
-peer_sets as (
+peer_paces as (
+    -- the median active seconds to the marker in each summary: a peer's pace is its own over it
+    select
+        peer_set,
+        collection,
+        coalesce(task, '') as task_key,
+        marker_label,
+        {{ runlens.percentile('active_seconds_to_marker', 0.5) }} as median_seconds_to_marker
+    from peer_markers
+    group by peer_set, collection, coalesce(task, ''), marker_label
+),
+
+paced_peers as (
+    -- what each peer still needed after the marker at the summary's median pace: its pace
+    -- differences taken out, so the spread left is what no pace can tell (def_live_eta)
+    select
+        peer_markers.*,
+        peer_paces.median_seconds_to_marker,
+        case
+            when peer_paces.median_seconds_to_marker > 0 and peer_markers.active_seconds_to_marker > 0
+                then
+                    peer_markers.remaining_seconds
+                    * peer_paces.median_seconds_to_marker / peer_markers.active_seconds_to_marker
+            else peer_markers.remaining_seconds
+        end as paced_remaining_seconds
+    from peer_markers
+    inner join peer_paces
+        on peer_markers.peer_set = peer_paces.peer_set
+        and peer_markers.collection = peer_paces.collection
+        and coalesce(peer_markers.task, '') = peer_paces.task_key
+        and peer_markers.marker_label = peer_paces.marker_label
+),
+
+peer_summaries as (
+    select
+        peer_set,
+        collection,
+        coalesce(task, '') as task_key,
+        marker_label,
+        count(*) as peer_runs,
+        min(median_seconds_to_marker) as median_seconds_to_marker,
+        {{ runlens.percentile('paced_remaining_seconds', 0.25) }} as remaining_p25_seconds,
+        {{ runlens.percentile('paced_remaining_seconds', 0.5) }} as remaining_p50_seconds,
+        {{ runlens.percentile('paced_remaining_seconds', 0.75) }} as remaining_p75_seconds,
+        {{ runlens.percentile('next_interval_seconds', 0.95) }} as next_interval_p95_seconds
+    from paced_peers
+    group by peer_set, collection, coalesce(task, ''), marker_label
+),
+
+longest_completed as (
+    -- the longest whole run (active seconds) each task and each collection ever took (def_abandoned)
+    select
+        'task' as peer_set,
+        collection,
+        task as task_key,
+        max(active_seconds) as longest_run_seconds
+    from completed_runs
+    where task is not null
+    group by collection, task
+    union all
+    select
+        'collection' as peer_set,
+        collection,
+        '' as task_key,
+        max(active_seconds) as longest_run_seconds
+    from completed_runs
+    group by collection
+),
+
+chosen as (
+    -- the task's summary when at least eta_min_task_peers runs of the task passed the marker, else
+    -- the collection's, else none
     select
         live_runs.run_id,
         case
-            when count(candidates.peer_run_id) filter (where candidates.is_same_task) >= {{ var('eta_min_task_peers') }}
-                then 'task'
-            when count(candidates.peer_run_id) > 0 then 'collection'
+            when task_peers.peer_runs >= {{ var('eta_min_task_peers') }} then 'task'
+            when collection_peers.peer_runs > 0 then 'collection'
             else 'none'
-        end as peer_set
+        end as peer_set,
+        coalesce(longest_of_task.longest_run_seconds, longest_of_collection.longest_run_seconds)
+            as longest_peer_run_seconds
     from live_runs
-    left join candidates on live_runs.run_id = candidates.run_id
-    group by live_runs.run_id
-),
-
-peers as (
-    select candidates.*
-    from candidates
-    inner join peer_sets on candidates.run_id = peer_sets.run_id
-    where peer_sets.peer_set = 'collection' or (peer_sets.peer_set = 'task' and candidates.is_same_task)
-),
-
-peer_remaining as (
-    select
-        run_id,
-        count(*) as peer_values,
-        {{ runlens.percentile('remaining_seconds', 0.25) }} as remaining_p25_seconds,
-        {{ runlens.percentile('remaining_seconds', 0.5) }} as remaining_p50_seconds,
-        {{ runlens.percentile('remaining_seconds', 0.75) }} as remaining_p75_seconds
-    from peers
-    where remaining_seconds is not null
-    group by run_id
-),
-
-peer_pace as (
-    select
-        run_id,
-        {{ runlens.percentile('active_seconds_to_marker', 0.5) }} as median_seconds_to_marker
-    from peers
-    where active_seconds_to_marker is not null
-    group by run_id
-),
-
-peer_next_interval as (
-    select
-        run_id,
-        {{ runlens.percentile('next_interval_seconds', 0.95) }} as next_interval_p95_seconds
-    from peers
-    where next_interval_seconds is not null
-    group by run_id
+    inner join last_markers on live_runs.run_id = last_markers.run_id
+    left join peer_summaries as task_peers
+        on task_peers.peer_set = 'task'
+        and live_runs.collection = task_peers.collection
+        and coalesce(live_runs.task, '') = task_peers.task_key
+        and last_markers.marker_label = task_peers.marker_label
+    left join peer_summaries as collection_peers
+        on collection_peers.peer_set = 'collection'
+        and live_runs.collection = collection_peers.collection
+        and last_markers.marker_label = collection_peers.marker_label
+    left join longest_completed as longest_of_task
+        on longest_of_task.peer_set = 'task'
+        and live_runs.collection = longest_of_task.collection
+        and live_runs.task = longest_of_task.task_key
+    left join longest_completed as longest_of_collection
+        on longest_of_collection.peer_set = 'collection'
+        and live_runs.collection = longest_of_collection.collection
 ),
 
 measured as (
@@ -149,19 +209,22 @@ measured as (
         {{ runlens.seconds_between('live_runs.started_at', 'live_runs.as_of_at') }}
         - live_runs.downtime_seconds as active_elapsed_seconds,
         {{ runlens.seconds_between('live_runs.last_event_at', 'live_runs.as_of_at') }} as silent_seconds,
-        peer_sets.peer_set,
-        coalesce(peer_remaining.peer_values, 0) as peer_runs,
-        peer_pace.median_seconds_to_marker as peer_median_seconds_to_marker,
-        peer_remaining.remaining_p25_seconds,
-        peer_remaining.remaining_p50_seconds,
-        peer_remaining.remaining_p75_seconds,
-        peer_next_interval.next_interval_p95_seconds
+        chosen.peer_set,
+        chosen.longest_peer_run_seconds,
+        coalesce(peers.peer_runs, 0) as peer_runs,
+        peers.median_seconds_to_marker as peer_median_seconds_to_marker,
+        peers.remaining_p25_seconds,
+        peers.remaining_p50_seconds,
+        peers.remaining_p75_seconds,
+        peers.next_interval_p95_seconds
     from live_runs
     inner join last_markers on live_runs.run_id = last_markers.run_id
-    inner join peer_sets on live_runs.run_id = peer_sets.run_id
-    left join peer_remaining on live_runs.run_id = peer_remaining.run_id
-    left join peer_pace on live_runs.run_id = peer_pace.run_id
-    left join peer_next_interval on live_runs.run_id = peer_next_interval.run_id
+    inner join chosen on live_runs.run_id = chosen.run_id
+    left join peer_summaries as peers
+        on chosen.peer_set = peers.peer_set
+        and live_runs.collection = peers.collection
+        and peers.task_key = case when chosen.peer_set = 'task' then live_runs.task else '' end
+        and last_markers.marker_label = peers.marker_label
 ),
 
 paced as (
@@ -181,23 +244,49 @@ paced as (
     from measured
 ),
 
-estimated as (
-    -- never below 0; NULL without peers (greatest skips NULLs on every engine, so it is not used alone)
+thresholds as (
+    select
+        *,
+        greatest(
+            stall_threshold_seconds,
+            case
+                when longest_peer_run_seconds is null then cast({{ var('abandon_horizon_seconds') }} as {{ double }})
+                when longest_peer_run_seconds < {{ var('abandon_horizon_seconds') }} then longest_peer_run_seconds
+                else cast({{ var('abandon_horizon_seconds') }} as {{ double }})
+            end
+        ) as abandon_threshold_seconds
+    from paced
+),
+
+states as (
     select
         *,
         case
-            when remaining_p25_seconds is not null
+            when silent_seconds > abandon_threshold_seconds then 'abandoned'
+            when silent_seconds > stall_threshold_seconds then 'stalled'
+            else 'running'
+        end as live_status
+    from thresholds
+),
+
+estimated as (
+    -- a running run only: never below 0; NULL without peers (greatest skips NULLs on every
+    -- engine, so it is not used alone)
+    select
+        *,
+        case
+            when live_status = 'running' and remaining_p25_seconds is not null
                 then greatest(remaining_p25_seconds * pace_ratio - active_seconds_since_marker, 0)
         end as remaining_low_seconds,
         case
-            when remaining_p50_seconds is not null
+            when live_status = 'running' and remaining_p50_seconds is not null
                 then greatest(remaining_p50_seconds * pace_ratio - active_seconds_since_marker, 0)
         end as remaining_point_seconds,
         case
-            when remaining_p75_seconds is not null
+            when live_status = 'running' and remaining_p75_seconds is not null
                 then greatest(remaining_p75_seconds * pace_ratio - active_seconds_since_marker, 0)
         end as remaining_high_seconds
-    from paced
+    from states
 ),
 
 final as (
@@ -205,7 +294,7 @@ final as (
         run_id,
         collection,
         task,
-        case when silent_seconds > stall_threshold_seconds then 'stalled' else 'running' end as live_status,
+        live_status,
         as_of_at,
         started_at,
         last_event_at,
@@ -217,6 +306,7 @@ final as (
         active_seconds_to_marker,
         silent_seconds,
         stall_threshold_seconds,
+        abandon_threshold_seconds,
         peer_set,
         peer_runs,
         peer_median_seconds_to_marker,
