@@ -34,3 +34,11 @@
 {% macro spark__add_seconds(ts, seconds) -%}
     timestamp_micros(unix_micros({{ ts }}) + cast(floor(({{ seconds }}) * 1000000 + 0.5) as bigint))
 {%- endmacro %}
+
+{#- A number of seconds rounded to the microsecond (halves up), the resolution of every timestamp:
+    a sum or difference of exact interval lengths, computed in floating point, comes back to its
+    exact value (a part that is 0 by definition is 0, not a float leftover such as 1e-13). -#}
+{% macro whole_microseconds(seconds) -%}
+    {%- set double = var('runlens_types')[target.type].double -%}
+    (cast(floor(({{ seconds }}) * 1000000 + 0.5) as {{ double }}) / cast(1000000 as {{ double }}))
+{%- endmacro %}

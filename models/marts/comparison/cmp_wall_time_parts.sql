@@ -119,7 +119,7 @@ final as (
         mean_seconds,
         baseline_mean_seconds,
         mean_seconds - baseline_mean_seconds as delta_seconds,
-        case when baseline_mean_seconds > 0 then mean_seconds / baseline_mean_seconds end as ratio,
+        case when mean_seconds > 0 then baseline_mean_seconds / mean_seconds end as speedup,
         case
             when wall_delta_seconds != 0 then (mean_seconds - baseline_mean_seconds) / wall_delta_seconds
         end as share_of_difference

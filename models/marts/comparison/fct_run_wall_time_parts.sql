@@ -33,10 +33,11 @@ final as (
         coalesce(pre_epoch_parts.opening_block_seconds, 0) as opening_block_seconds,
         coalesce(pre_epoch_parts.later_windows_seconds, 0) as later_windows_seconds,
         coalesce(runs.tail_seconds, 0) as final_tail_seconds,
-        runs.wall_seconds
-        - coalesce(pre_epoch_parts.opening_block_seconds, 0)
-        - coalesce(pre_epoch_parts.later_windows_seconds, 0)
-        - coalesce(runs.tail_seconds, 0) as other_seconds
+        -- timestamps are whole microseconds, so the exact rest is too (0 where the parts cover the run)
+        {{ runlens.whole_microseconds(
+            'runs.wall_seconds - coalesce(pre_epoch_parts.opening_block_seconds, 0)'
+            ~ ' - coalesce(pre_epoch_parts.later_windows_seconds, 0) - coalesce(runs.tail_seconds, 0)'
+        ) }} as other_seconds
     from runs
     left join pre_epoch_parts on runs.run_id = pre_epoch_parts.run_id
 )
