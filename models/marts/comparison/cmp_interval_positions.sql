@@ -133,7 +133,10 @@ final as (
         -- what moved most first: a label on one side only moved by all of its mean
         cast(row_number() over (
             partition by collection
-            order by abs(coalesce(mean_seconds, 0) - coalesce(baseline_mean_seconds, 0)) desc, typical_index asc, label asc
+            order by
+                abs(coalesce(mean_seconds, 0) - coalesce(baseline_mean_seconds, 0)) desc,
+                typical_index asc,
+                label asc
         ) as {{ dbt.type_bigint() }}) as difference_rank
     from measured
 )
