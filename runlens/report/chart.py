@@ -10,20 +10,23 @@ neither break nor restyle the chart).
 from __future__ import annotations
 
 import io
+import math
 
 import matplotlib
 
 matplotlib.use("Agg")
 from matplotlib import pyplot  # noqa: E402  (the backend must be chosen first)
+from matplotlib.ticker import FuncFormatter, MaxNLocator  # noqa: E402
 
+from runlens.report import units  # noqa: E402
 from runlens.report.data import EpochPosition, PositionComparison, TaskRuntime  # noqa: E402
-from runlens.report.markdown import fmt_hours  # noqa: E402
 
 LABEL_CHARACTERS = 40
 # tasks drawn as lines in the epoch chart (the slowest by mean epoch first); the others are named
 # in the legend's last entry as a count
 CHART_EPOCH_TASKS = 8
 STYLE = {"text.parse_math": False, "font.family": "DejaVu Sans", "font.size": 9}
+UNIT_NAMES = {"s": "seconds", "min": "minutes", "h": "hours", "d": "days"}
 
 
 def finished_png(figure, axes) -> bytes:
@@ -41,34 +44,60 @@ def short_label(name: str) -> str:
     return name if len(name) <= LABEL_CHARACTERS else name[: LABEL_CHARACTERS - 1] + "…"
 
 
+def scale_for(seconds: list[float | None]) -> tuple[str, float]:
+    """The unit an axis of these durations is drawn in (units.unit_for of the largest) and its
+    seconds per unit."""
+    present = [abs(value) for value in seconds if value is not None]
+    return units.unit_for(max(present, default=0.0))
+
+
+def duration_axis(axis, unit: str) -> None:
+    """At most 6 ticks at round steps, each labelled with no more decimals than the steps need,
+    so short runs never get tick labels on top of each other."""
+    axis.set_major_locator(MaxNLocator(nbins=6, steps=[1, 2, 2.5, 5, 10], min_n_ticks=2))
+
+    def label(value, _position) -> str:
+        ticks = axis.get_majorticklocs()
+        step = min((b - a for a, b in zip(ticks, ticks[1:], strict=False) if b > a), default=1.0)
+        decimals = max(0, -int(math.floor(math.log10(step)))) if step < 1 else 0
+        return f"{value:,.{decimals}f}"
+
+    axis.set_major_formatter(FuncFormatter(label))
+
+
 def mean_wall_by_task_png(tasks: list[TaskRuntime]) -> bytes:
-    """Horizontal bars, slowest task on top, each labelled with its mean in hours."""
+    """Horizontal bars, slowest task on top, each labelled with its mean in the unit of the column."""
     labels = [short_label(task.task) for task in reversed(tasks)]
-    values = [task.mean_wall_hours for task in reversed(tasks)]
+    seconds = [task.mean_wall_seconds for task in reversed(tasks)]
+    unit, per_unit = scale_for(seconds)
+    values = [value / per_unit for value in seconds]
+    annotations = units.duration_column(seconds)
     with matplotlib.rc_context(STYLE):
-        figure, axes = pyplot.subplots(figsize=(7.5, 1.0 + 0.42 * len(tasks)), dpi=100)
+        figure, axes = pyplot.subplots(figsize=(7.5, 1.0 + 0.32 * len(tasks)), dpi=100)
         positions = range(len(tasks))
         axes.barh(positions, values, color="#4C72B0")
         axes.set_yticks(list(positions), labels)
-        axes.set_xlabel("mean wall time (hours)")
+        axes.set_xlabel(f"mean wall time ({UNIT_NAMES[unit]})")
         axes.set_title("Mean wall time by task")
-        for position, value in zip(positions, values, strict=True):
-            axes.annotate(fmt_hours(value), (value, position), xytext=(3, 0), textcoords="offset points", va="center")
-        axes.set_xlim(0, max(values) * 1.15 if values and max(values) > 0 else 1)
+        for position, value, text in zip(positions, values, annotations, strict=True):
+            axes.annotate(text, (value, position), xytext=(3, 0), textcoords="offset points", va="center")
+        axes.set_xlim(0, max(values) * 1.18 if values and max(values) > 0 else 1)
+        duration_axis(axes.xaxis, unit)
         return finished_png(figure, axes)
 
 
 def epoch_duration_png(positions: list[EpochPosition], tasks: list[str]) -> bytes:
     """Mean duration of each epoch, one line per task (tasks in the given order, at most
-    CHART_EPOCH_TASKS), epoch number across, minutes up."""
+    CHART_EPOCH_TASKS), epoch number across, duration up in the unit of the longest."""
     shown = tasks[:CHART_EPOCH_TASKS]
+    unit, per_unit = scale_for([position.mean_seconds for position in positions])
     with matplotlib.rc_context(STYLE):
         figure, axes = pyplot.subplots(figsize=(7.5, 3.2), dpi=100)
         for task in shown:
             points = [position for position in positions if position.task == task]
             axes.plot(
                 [position.epoch_index for position in points],
-                [position.mean_minutes for position in points],
+                [position.mean_seconds / per_unit for position in points],
                 marker="o",
                 markersize=2.5,
                 linewidth=1.2,
@@ -77,36 +106,42 @@ def epoch_duration_png(positions: list[EpochPosition], tasks: list[str]) -> byte
         if len(tasks) > len(shown):
             axes.plot([], [], linestyle="none", label=f"and {len(tasks) - len(shown)} more tasks")
         axes.set_xlabel("epoch (in the order of its epoch_end)")
-        axes.set_ylabel("mean duration (minutes)")
+        axes.set_ylabel(f"mean duration ({UNIT_NAMES[unit]})")
         axes.set_title("Duration of each epoch, mean over runs")
         axes.set_ylim(bottom=0)
-        axes.legend(loc="best", frameon=False)
+        axes.xaxis.set_major_locator(MaxNLocator(nbins=10, integer=True))
+        duration_axis(axes.yaxis, unit)
+        axes.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=4, frameon=False)
         return finished_png(figure, axes)
 
 
 def position_comparison_png(positions: list[PositionComparison]) -> bytes:
-    """Mean duration at each pre-epoch position, this collection's and the baseline's side by side."""
-    width = 0.4
-    indexes = [position.interval_index for position in positions]
+    """The intervals shown in the positions table (those that moved most), this collection's mean
+    and the baseline's side by side, first interval on top; a side without the interval draws no
+    bar, and an interval held by few runs is drawn lighter."""
+    height = 0.4
+    labels = [short_label(position.label) for position in positions]
+    unit, per_unit = scale_for(
+        [position.mean_seconds for position in positions] + [position.baseline_mean_seconds for position in positions]
+    )
+    rows = list(range(len(positions)))
     with matplotlib.rc_context(STYLE):
-        figure, axes = pyplot.subplots(figsize=(7.5, 3.2), dpi=100)
-        axes.bar(
-            [index - width / 2 for index in indexes],
-            [position.mean_minutes for position in positions],
-            width,
-            color="#4C72B0",
-            label="this collection",
+        figure, axes = pyplot.subplots(figsize=(7.5, 1.4 + 0.42 * len(positions)), dpi=100)
+        for offset, side, colour, name in (
+            (-height / 2, "mean_seconds", "#4C72B0", "this collection"),
+            (height / 2, "baseline_mean_seconds", "#DD8452", "baseline"),
+        ):
+            values = [(getattr(position, side) or 0.0) / per_unit for position in positions]
+            alphas = [0.45 if position.is_held_by_few_runs else 1.0 for position in positions]
+            bars = axes.barh([row + offset for row in rows], values, height, color=colour, label=name)
+            for bar, alpha in zip(bars, alphas, strict=True):
+                bar.set_alpha(alpha)
+        axes.set_yticks(rows, labels)
+        axes.invert_yaxis()
+        axes.set_xlabel(f"mean duration ({UNIT_NAMES[unit]}; lighter: held by few runs)")
+        axes.set_title("The intervals that moved most against the baseline")
+        duration_axis(axes.xaxis, unit)
+        axes.legend(
+            loc="upper center", bbox_to_anchor=(0.5, -0.12 - 0.6 / max(len(positions), 1)), ncol=2, frameon=False
         )
-        axes.bar(
-            [index + width / 2 for index in indexes],
-            [position.baseline_mean_minutes for position in positions],
-            width,
-            color="#DD8452",
-            label="baseline",
-        )
-        axes.set_xticks(indexes, [str(index) for index in indexes])
-        axes.set_xlabel("pre-epoch interval position (1 = opening block)")
-        axes.set_ylabel("mean duration (minutes)")
-        axes.set_title("Pre-epoch windows against the baseline")
-        axes.legend(loc="best", frameon=False)
         return finished_png(figure, axes)

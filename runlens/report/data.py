@@ -1,8 +1,9 @@
 """Read the marts into plain dataclasses for the report.
 
-Every figure comes from a query in queries/ that reads marts only; this module runs those queries
-and shapes their rows, nothing more. Unit conversions (seconds to hours or minutes, shares to
-percentages) happen in the SQL, so the report shows figures exactly as the database computed them.
+Every figure comes from a query in queries/ that reads marts only and converts nothing: durations
+in seconds, shares as fractions, comparisons as speedups (baseline over collection), exactly as
+the database computed them. This module runs those queries and shapes their rows; units.py
+formats them for a reader.
 """
 
 from __future__ import annotations
@@ -16,11 +17,13 @@ import duckdb
 
 QUERIES = Path(__file__).with_name("queries")
 T = TypeVar("T")
-# how many of the slowest epochs and of the tasks the epoch section lists before "and N more"
+# how many rows a profile lists before "and N more" (rules.md, "Long lists")
 SHOWN_SLOWEST_EPOCHS = 5
 SHOWN_EPOCH_TASKS = 10
-# how many stragglers a profile lists before "and N more"
 SHOWN_STRAGGLERS = 5
+SHOWN_POSITIONS = 12
+SHOWN_TASKS = 25
+SHOWN_LIVE_RUNS = 20
 
 
 @dataclass(frozen=True)
@@ -28,12 +31,15 @@ class CollectionSummary:
     collection: str
     title: str
     baseline_collection: str | None
+    baseline_title: str | None
     runs_analyzed: int
     runs_excluded: int
     measurement_source: str | None
-    mean_wall_hours: float | None
-    median_wall_hours: float | None
+    mean_wall_seconds: float | None
+    median_wall_seconds: float | None
     speedup: float | None
+    matched_speedup: float | None
+    has_different_task_mix: bool | None
 
 
 @dataclass(frozen=True)
@@ -49,16 +55,16 @@ class Snapshot:
     runs_incomplete: int
     runs_clock_skew: int
     measurement_source: str | None
-    mean_wall_hours: float | None
-    median_wall_hours: float | None
-    min_wall_hours: float | None
-    max_wall_hours: float | None
-    mean_pre_tail_hours: float | None
-    mean_tail_hours: float | None
-    mean_tail_minutes: float | None
-    max_tail_minutes: float | None
-    mean_tail_share_percent: float | None
-    mean_pre_tail_share_percent: float | None
+    mean_wall_seconds: float | None
+    median_wall_seconds: float | None
+    min_wall_seconds: float | None
+    max_wall_seconds: float | None
+    mean_pre_tail_seconds: float | None
+    mean_tail_seconds: float | None
+    max_tail_seconds: float | None
+    mean_tail_share: float | None
+    mean_pre_tail_share: float | None
+    slowest_to_fastest_task_ratio: float | None
 
 
 @dataclass(frozen=True)
@@ -66,13 +72,12 @@ class TaskRuntime:
     task: str
     runs_analyzed: int
     runs_excluded: int
-    mean_wall_hours: float
-    median_wall_hours: float
-    p90_wall_hours: float
-    p95_wall_hours: float
-    mean_tail_hours: float | None
-    mean_tail_share_percent: float | None
-    slowest_to_fastest_ratio: float | None
+    mean_wall_seconds: float
+    median_wall_seconds: float
+    p90_wall_seconds: float
+    p95_wall_seconds: float
+    mean_tail_seconds: float | None
+    mean_tail_share: float | None
 
 
 @dataclass(frozen=True)
@@ -87,31 +92,43 @@ class LongestInterval:
     label: str
     runs: int
     runs_with_intervals: int
-    mean_minutes: float
-    mean_minutes_when_longest: float
+    mean_seconds: float
+    mean_seconds_when_longest: float
 
 
 @dataclass(frozen=True)
 class LaterWindows:
     window_count: int
-    min_mean_minutes: float
-    max_mean_minutes: float
-    summed_mean_minutes: float
+    min_mean_seconds: float
+    max_mean_seconds: float
+    summed_mean_seconds: float
 
 
 @dataclass(frozen=True)
 class Comparison:
     baseline_collection: str
-    baseline_title: str | None
+    baseline_title: str
     runs_analyzed: int
     baseline_runs_analyzed: int
-    mean_wall_hours: float | None
-    baseline_mean_wall_hours: float | None
-    delta_hours: float | None
+    mean_wall_seconds: float | None
+    baseline_mean_wall_seconds: float | None
+    delta_seconds: float | None
     speedup: float | None
     measurement_source: str | None
     baseline_measurement_source: str | None
     sources_match: bool | None
+    regressed_tasks: int
+    matched_tasks: int
+    matched_runs: int
+    matched_mean_wall_seconds: float | None
+    matched_baseline_mean_wall_seconds: float | None
+    matched_speedup: float | None
+    has_different_task_mix: bool
+
+    @property
+    def headline_speedup(self) -> float | None:
+        """The speedup the headline quotes: matched tasks when the mixes differ (def_matched_tasks)."""
+        return self.matched_speedup if self.has_different_task_mix else self.speedup
 
 
 @dataclass(frozen=True)
@@ -126,8 +143,8 @@ class TaskComparison:
     task: str
     runs: int
     baseline_runs: int
-    mean_wall_hours: float | None
-    baseline_mean_wall_hours: float | None
+    mean_wall_seconds: float | None
+    baseline_mean_wall_seconds: float | None
     speedup: float | None
     is_regression: bool
 
@@ -139,6 +156,8 @@ class ChainStep:
     step_collection: str
     step_title: str
     step_speedup: float | None
+    step_matched_speedup: float | None
+    step_has_different_task_mix: bool
     step_regressed_tasks: int
 
 
@@ -149,17 +168,17 @@ class Regression:
     task: str
     runs: int
     baseline_runs: int
-    mean_wall_hours: float
-    baseline_mean_wall_hours: float
+    mean_wall_seconds: float
+    baseline_mean_wall_seconds: float
     speedup: float | None
 
 
 @dataclass(frozen=True)
 class ProfileSection:
     section: str
-    total_hours: float
-    share_percent: float | None
-    mean_hours_per_run: float
+    total_seconds: float
+    share_of_wall: float | None
+    mean_seconds_per_run: float
     profiled_runs: int
 
 
@@ -180,36 +199,53 @@ class DataQuality:
 class DifferencePart:
     part: str
     both_sides_have_markers: bool
-    mean_minutes: float
-    baseline_mean_minutes: float
-    delta_minutes: float
-    ratio: float | None
-    share_percent: float | None
+    mean_seconds: float
+    baseline_mean_seconds: float
+    delta_seconds: float
+    speedup: float | None
+    share_of_difference: float | None
 
 
 @dataclass(frozen=True)
 class PositionComparison:
-    interval_index: int
     label: str
+    position_order: int
     runs: int
     baseline_runs: int
-    mean_minutes: float
-    baseline_mean_minutes: float
-    ratio: float | None
+    mean_seconds: float | None
+    baseline_mean_seconds: float | None
+    delta_seconds: float | None
+    speedup: float | None
+    is_on_both_sides: bool
+    is_held_by_few_runs: bool
+    difference_rank: int
 
 
 @dataclass(frozen=True)
 class Straggler:
     run_id: str
     task: str | None
-    wall_hours: float
+    wall_seconds: float
     wall_to_task_median: float | None
     worst_interval_label: str | None
-    worst_interval_minutes: float | None
-    worst_interval_task_median_minutes: float | None
+    worst_interval_seconds: float | None
+    worst_interval_task_median_seconds: float | None
     worst_interval_robust_z: float | None
+    is_worst_interval_downtime: bool
     is_slow_overall: bool
     has_outlier_interval: bool
+
+
+@dataclass(frozen=True)
+class StragglerSummary:
+    runs: int
+    runs_scored: int
+    stragglers: int
+    slow_overall: int
+    with_outlier_interval: int
+    wall_multiple_threshold: float
+    robust_z_threshold: float
+    min_task_runs: int
 
 
 @dataclass(frozen=True)
@@ -243,6 +279,16 @@ class LikelyTypo:
 
 
 @dataclass(frozen=True)
+class UnstartedRun:
+    run_id: str
+    file_path: str
+    files: int
+    events: int
+    misspelt_as: str | None
+    misspelt_at: str | None
+
+
+@dataclass(frozen=True)
 class MarkerApproximation:
     source_format: str
     approximation: str
@@ -259,12 +305,12 @@ class EpochSummary:
     epochs: int
     mean_epochs_per_run: float
     median_epochs_per_run: float
-    mean_epoch_minutes: float
-    p50_epoch_minutes: float
-    p90_epoch_minutes: float
-    max_epoch_minutes: float
-    mean_first_epoch_minutes: float
-    mean_later_epoch_median_minutes: float | None
+    mean_epoch_seconds: float
+    p50_epoch_seconds: float
+    p90_epoch_seconds: float
+    max_epoch_seconds: float
+    mean_first_epoch_seconds: float
+    mean_later_epoch_median_seconds: float | None
     mean_first_epoch_excess_seconds: float | None
     mean_first_epoch_ratio: float | None
 
@@ -274,11 +320,11 @@ class TaskEpochs:
     task: str
     runs_with_epochs: int
     median_epochs_per_run: float
-    mean_epoch_minutes: float
-    p50_epoch_minutes: float
-    p90_epoch_minutes: float
-    mean_first_epoch_minutes: float
-    mean_later_epoch_median_minutes: float | None
+    mean_epoch_seconds: float
+    p50_epoch_seconds: float
+    p90_epoch_seconds: float
+    mean_first_epoch_seconds: float
+    mean_later_epoch_median_seconds: float | None
     mean_first_epoch_excess_seconds: float | None
 
 
@@ -287,7 +333,7 @@ class EpochPosition:
     task: str
     epoch_index: int
     runs: int
-    mean_minutes: float
+    mean_seconds: float
 
 
 @dataclass(frozen=True)
@@ -295,8 +341,8 @@ class IntervalKind:
     interval_kind: str
     intervals: int
     zero_second_intervals: int
-    total_hours: float
-    share_percent: float | None
+    total_seconds: float
+    share_of_wall: float | None
 
 
 @dataclass(frozen=True)
@@ -307,10 +353,11 @@ class LiveProgress:
     runs_failed: int
     runs_running: int
     runs_stalled: int
+    runs_abandoned: int
     last_finish_low_at: datetime | None
     last_finish_at: datetime | None
     last_finish_high_at: datetime | None
-    spent_percent: float | None
+    spent_share: float | None
 
 
 @dataclass(frozen=True)
@@ -319,8 +366,9 @@ class LiveRun:
     task: str
     live_status: str
     last_marker_label: str
-    elapsed_hours: float
-    silent_minutes: float
+    elapsed_seconds: float
+    silent_seconds: float
+    stall_threshold_seconds: float
     peer_set: str
     peer_runs: int
     estimated_finish_low_at: datetime | None
@@ -329,17 +377,28 @@ class LiveRun:
 
 
 @dataclass(frozen=True)
+class AbandonedRun:
+    run_id: str
+    task: str
+    last_marker_label: str
+    last_event_at: datetime
+    silent_seconds: float
+    abandon_threshold_seconds: float
+
+
+@dataclass(frozen=True)
 class CollectionSpan:
     first_started_at: datetime
     span_ended_at: datetime
     is_open: bool
-    span_hours: float
+    span_seconds: float
     runs: int
-    run_hours: float
+    run_seconds: float
     peak_concurrent_runs: int
     mean_concurrent_runs: float | None
     longest_run_id: str
-    longest_run_hours: float
+    longest_run_seconds: float
+    is_longest_run_expected: bool
     runs_with_gpus: int
     gpu_hours: float | None
 
@@ -367,9 +426,18 @@ class LiveCollection:
     collection: str
     runs_running: int
     runs_stalled: int
+    runs_abandoned: int
     last_finish_low_at: datetime | None
     last_finish_at: datetime | None
     last_finish_high_at: datetime | None
+
+
+def first(rows: list[T], limit: int) -> list[T]:
+    return rows[:limit]
+
+
+def beyond(rows: list, limit: int) -> int:
+    return max(len(rows) - limit, 0)
 
 
 @dataclass(frozen=True)
@@ -387,23 +455,20 @@ class CollectionProfile:
     profile_sections: list[ProfileSection]
     data_quality: DataQuality
     reject_reasons: list[RejectReason]
-    other_events: list[OtherEventType]
     likely_typos: list[LikelyTypo]
     approximations: list[MarkerApproximation]
-    # epochs (agg_collection_epochs and the marts beside it); the report shows them for
-    # many-epoch collections only (rules.many_epochs)
     epochs: EpochSummary | None = None
     task_epochs: list[TaskEpochs] = field(default_factory=list)
     epoch_positions: list[EpochPosition] = field(default_factory=list)
     slowest_epochs: list[EpochPosition] = field(default_factory=list)
     interval_kinds: list[IntervalKind] = field(default_factory=list)
-    # against the baseline, part by part and position by position; stragglers (issue 13)
     difference_parts: list[DifferencePart] = field(default_factory=list)
     position_comparisons: list[PositionComparison] = field(default_factory=list)
     stragglers: list[Straggler] = field(default_factory=list)
-    # live sweeps: progress, running and stalled runs, span and concurrency (issue 16)
+    straggler_summary: StragglerSummary | None = None
     live: LiveProgress | None = None
     live_runs: list[LiveRun] = field(default_factory=list)
+    abandoned_runs: list[AbandonedRun] = field(default_factory=list)
     span: CollectionSpan | None = None
     task_gpu_hours: list[TaskGpuHours] = field(default_factory=list)
     segments: list[RunSegment] = field(default_factory=list)
@@ -413,36 +478,77 @@ class CollectionProfile:
         return bool(self.difference_parts) and all(part.both_sides_have_markers for part in self.difference_parts)
 
     @property
+    def shown_positions(self) -> list[PositionComparison]:
+        """The positions that moved most (at most SHOWN_POSITIONS), in run order."""
+        return [position for position in self.position_comparisons if position.difference_rank <= SHOWN_POSITIONS]
+
+    @property
+    def more_positions(self) -> int:
+        return beyond(self.position_comparisons, SHOWN_POSITIONS)
+
+    @property
     def shown_stragglers(self) -> list[Straggler]:
-        return self.stragglers[:SHOWN_STRAGGLERS]
+        return first(self.stragglers, SHOWN_STRAGGLERS)
 
     @property
     def more_stragglers(self) -> int:
-        return max(len(self.stragglers) - SHOWN_STRAGGLERS, 0)
+        return beyond(self.stragglers, SHOWN_STRAGGLERS)
 
     @property
-    def slowest_tasks(self) -> list[TaskRuntime]:
-        return self.tasks[:3]
+    def shown_tasks(self) -> list[TaskRuntime]:
+        return first(self.tasks, SHOWN_TASKS)
 
     @property
-    def fastest_tasks(self) -> list[TaskRuntime]:
-        return self.tasks[::-1][:3]
+    def more_tasks(self) -> int:
+        return beyond(self.tasks, SHOWN_TASKS)
+
+    @property
+    def shown_task_comparisons(self) -> list[TaskComparison]:
+        return first(self.task_comparisons, SHOWN_TASKS)
+
+    @property
+    def more_task_comparisons(self) -> int:
+        return beyond(self.task_comparisons, SHOWN_TASKS)
+
+    @property
+    def shown_live_runs(self) -> list[LiveRun]:
+        return first(self.live_runs, SHOWN_LIVE_RUNS)
+
+    @property
+    def more_live_runs(self) -> int:
+        return beyond(self.live_runs, SHOWN_LIVE_RUNS)
 
     @property
     def shown_slowest_epochs(self) -> list[EpochPosition]:
-        return self.slowest_epochs[:SHOWN_SLOWEST_EPOCHS]
+        return first(self.slowest_epochs, SHOWN_SLOWEST_EPOCHS)
 
     @property
     def more_slowest_epochs(self) -> int:
-        return max(len(self.slowest_epochs) - SHOWN_SLOWEST_EPOCHS, 0)
+        return beyond(self.slowest_epochs, SHOWN_SLOWEST_EPOCHS)
 
     @property
     def shown_task_epochs(self) -> list[TaskEpochs]:
-        return self.task_epochs[:SHOWN_EPOCH_TASKS]
+        return first(self.task_epochs, SHOWN_EPOCH_TASKS)
 
     @property
     def more_task_epochs(self) -> int:
-        return max(len(self.task_epochs) - SHOWN_EPOCH_TASKS, 0)
+        return beyond(self.task_epochs, SHOWN_EPOCH_TASKS)
+
+
+@dataclass(frozen=True)
+class IndexData:
+    """Everything the index shows."""
+
+    collections: list[CollectionSummary]
+    build: BuildContext
+    data_quality: DataQuality
+    reject_reasons: list[RejectReason]
+    likely_typos: list[LikelyTypo]
+    other_events: list[OtherEventType]
+    unstarted_runs: list[UnstartedRun]
+    chains: list[list[ChainStep]]
+    regressions: list[Regression]
+    live: dict[str, LiveCollection]
 
 
 def fetch(connection: duckdb.DuckDBPyConnection, query: str, row_type: type[T], **params) -> list[T]:
@@ -464,9 +570,9 @@ def load_collections(connection) -> list[CollectionSummary]:
     return fetch(connection, "collections", CollectionSummary)
 
 
-def load_data_quality(connection) -> DataQuality:
+def load_data_quality_totals(connection) -> DataQuality:
     """What the load read, over every file of the raw folder (one row, also when it read none)."""
-    return fetch(connection, "data_quality", DataQuality)[0]
+    return fetch(connection, "data_quality_totals", DataQuality)[0]
 
 
 def load_build(connection) -> BuildContext:
@@ -482,13 +588,19 @@ def load_version_chains(connection) -> list[list[ChainStep]]:
     return list(chains.values())
 
 
-def load_regressions(connection) -> list[Regression]:
-    return fetch(connection, "regressions", Regression)
-
-
-def load_live_collections(connection) -> list[LiveCollection]:
-    """The collections with a run still going at the as-of time, for the index."""
-    return fetch(connection, "live_collections", LiveCollection)
+def load_index(connection) -> IndexData:
+    return IndexData(
+        collections=load_collections(connection),
+        build=load_build(connection),
+        data_quality=load_data_quality_totals(connection),
+        reject_reasons=fetch(connection, "all_reject_reasons", RejectReason),
+        likely_typos=fetch(connection, "all_likely_typos", LikelyTypo),
+        other_events=fetch(connection, "other_events", OtherEventType),
+        unstarted_runs=fetch(connection, "unstarted_runs", UnstartedRun),
+        chains=load_version_chains(connection),
+        regressions=fetch(connection, "regressions", Regression),
+        live={entry.collection: entry for entry in fetch(connection, "live_collections", LiveCollection)},
+    )
 
 
 def load_profile(connection, collection: str) -> CollectionProfile:
@@ -496,6 +608,7 @@ def load_profile(connection, collection: str) -> CollectionProfile:
     snapshot = fetch_one(connection, "snapshot", Snapshot, collection=collection)
     if snapshot is None:
         raise LookupError(collection)
+    quality = fetch_one(connection, "data_quality", DataQuality, collection=collection)
     return CollectionProfile(
         snapshot=snapshot,
         tasks=fetch(connection, "tasks", TaskRuntime, collection=collection),
@@ -508,11 +621,11 @@ def load_profile(connection, collection: str) -> CollectionProfile:
         difference_parts=fetch(connection, "difference_parts", DifferencePart, collection=collection),
         position_comparisons=fetch(connection, "position_comparison", PositionComparison, collection=collection),
         stragglers=fetch(connection, "stragglers", Straggler, collection=collection),
+        straggler_summary=fetch_one(connection, "straggler_summary", StragglerSummary, collection=collection),
         profile_sections=fetch(connection, "profile_sections", ProfileSection, collection=collection),
-        data_quality=load_data_quality(connection),
-        reject_reasons=fetch(connection, "reject_reasons", RejectReason),
-        other_events=fetch(connection, "other_events", OtherEventType),
-        likely_typos=fetch(connection, "likely_typos", LikelyTypo),
+        data_quality=quality or DataQuality(0, 0, 0, 0, 0, 0, 0, 0, 0),
+        reject_reasons=fetch(connection, "reject_reasons", RejectReason, collection=collection),
+        likely_typos=fetch(connection, "likely_typos", LikelyTypo, collection=collection),
         approximations=fetch(connection, "approximations", MarkerApproximation, collection=collection),
         epochs=fetch_one(connection, "epochs", EpochSummary, collection=collection),
         task_epochs=fetch(connection, "task_epochs", TaskEpochs, collection=collection),
@@ -521,6 +634,7 @@ def load_profile(connection, collection: str) -> CollectionProfile:
         interval_kinds=fetch(connection, "interval_kinds", IntervalKind, collection=collection),
         live=fetch_one(connection, "live_progress", LiveProgress, collection=collection),
         live_runs=fetch(connection, "live_runs", LiveRun, collection=collection),
+        abandoned_runs=fetch(connection, "abandoned_runs", AbandonedRun, collection=collection),
         span=fetch_one(connection, "span", CollectionSpan, collection=collection),
         task_gpu_hours=fetch(connection, "task_gpu_hours", TaskGpuHours, collection=collection),
         segments=fetch(connection, "run_segments", RunSegment, collection=collection),

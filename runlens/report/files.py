@@ -107,3 +107,31 @@ def write_if_changed(path: Path, data: str | bytes) -> bool:
         pass  # missing or unreadable: write it (and let the write report any real problem)
     _replace(path, payload)
     return True
+
+
+def remove_stale_pages(out_dir: Path, current: set[str], page_files: frozenset[str]) -> list[Path]:
+    """Remove the page folders under out_dir that are no longer current: a folder whose name is not
+    in `current` and that holds only files a profile writes (`page_files`, the page among them), so
+    nothing a user put there is ever removed. Returns the folders removed."""
+    removed = []
+    if not out_dir.is_dir():
+        return removed
+    for folder in sorted(out_dir.iterdir()):
+        if folder.name in current or not folder.is_dir() or folder.is_symlink():
+            continue
+        names = {entry.name for entry in folder.iterdir()}
+        if not names or not names <= page_files or not any(name.endswith(".md") for name in names):
+            continue
+        for name in names:
+            (folder / name).unlink()
+        folder.rmdir()
+        removed.append(folder)
+    return removed
+
+
+def remove_unwritten(folder: Path, written: set[str], page_files: frozenset[str]) -> None:
+    """Remove the files a profile may write (page_files) that this rendering did not write into
+    folder: a chart the collection no longer has."""
+    for name in page_files - written:
+        with contextlib.suppress(FileNotFoundError):
+            (folder / name).unlink()

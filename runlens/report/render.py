@@ -1,15 +1,15 @@
 """Render every collection's profile and the index from the marts into a folder of Markdown.
 
-Gather (report.data) -> decide sentences (report.rules) -> lay out (templates/, StrictUndefined)
--> write atomically (report.files). Nothing here computes a figure. Marts that hold no run (a build
-of a folder with no logs) still get an index: it says so, names the database it read and how to
-point the build at logs.
+Gather (report.data) -> decide sentences and sections (report.rules) -> shape tables
+(report.tables) -> lay out (templates/, StrictUndefined) -> write atomically (report.files).
+Nothing here computes a figure. Marts that hold no run (a build of a folder with no logs) still get
+an index: it says so, names the database it read and how to point the build at logs. Pages of
+collections no longer in the database are removed.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from pathlib import Path
 
 import duckdb
@@ -17,38 +17,13 @@ import jinja2
 
 from runlens.mart_catalog import mart_names
 from runlens.plural import noun
-from runlens.report import rules
+from runlens.report import rules, tables, units
 from runlens.report.chart import epoch_duration_png, mean_wall_by_task_png, position_comparison_png
-from runlens.report.data import (
-    CollectionSummary,
-    LiveCollection,
-    load_build,
-    load_collections,
-    load_data_quality,
-    load_live_collections,
-    load_profile,
-    load_regressions,
-    load_version_chains,
-)
-from runlens.report.files import safe_path, write_atomic
-from runlens.report.markdown import (
-    escape_code,
-    escape_text,
-    fmt_count,
-    fmt_decimal,
-    fmt_hours,
-    fmt_minutes,
-    fmt_percent,
-    fmt_ratio,
-    fmt_ratio_2,
-    fmt_signed_hours,
-    fmt_signed_minutes,
-    fmt_signed_seconds,
-    fmt_time,
-    fmt_zscore,
-    unique_slugs,
-)
+from runlens.report.data import CollectionSummary, IndexData, load_index, load_profile
+from runlens.report.files import remove_stale_pages, remove_unwritten, safe_path, write_atomic
+from runlens.report.markdown import escape_code, escape_text, unique_slugs
 from runlens.report.timeline import timeline_png
+from runlens.report.words import KIND_WORDS, PART_WORDS, REASON_WORDS, SOURCE_WORDS, time
 
 TEMPLATES = Path(__file__).with_name("templates")
 # every mart declared below models/marts: a database that lacks one was built by another version
@@ -57,49 +32,14 @@ CHART_NAME = "mean_wall_by_task.png"
 EPOCH_CHART_NAME = "epoch_durations.png"
 POSITION_CHART_NAME = "windows_against_baseline.png"
 TIMELINE_NAME = "timeline.png"
+PAGE_NAME = "profile.md"
+# what a profile's folder holds: a folder of only these files is runlens's to remove
+PAGE_FILES = frozenset({PAGE_NAME, CHART_NAME, EPOCH_CHART_NAME, POSITION_CHART_NAME, TIMELINE_NAME})
 SAFE_URL = re.compile(r"^https?://[^\s()<>\[\]`|\"']+$")
-SOURCE_WORDS = {
-    "event_log": "event-log wall time (run_start to run_end)",
-    "profiler": "profiler-measured in-process wall time",
-    "mixed": "a mix of event-log and profiler wall time",
-}
-# what each kind of interval usually holds (def_interval_kinds in models/marts/epochs/_epochs__docs.md)
-KIND_WORDS = {
-    "run_start -> checkpoint": "start-up and the first training stretch (or training resumed after a restart)",
-    "run_start -> epoch_end": "start-up and a whole first epoch without a save",
-    "run_start -> run_end": "a run without checkpoints or epoch ends",
-    "checkpoint -> checkpoint": "training between two saves",
-    "checkpoint -> epoch_end": "the rest of an epoch after a save",
-    "checkpoint -> run_end": "the final tail after the last save",
-    "epoch_end -> checkpoint": "after an epoch end up to the next save: validation and saving where the framework "
-    "validates, then saves",
-    "epoch_end -> epoch_end": "a whole epoch without a save",
-    "epoch_end -> run_end": "the final tail after the last epoch end",
-    "downtime": "downtime before a restart",
-}
-PART_WORDS = {
-    "opening_block": "opening block (run_start to the first marker)",
-    "later_windows": "later pre-epoch windows",
-    "final_tail": "final tail (final epoch end to run_end)",
-    "other": "other (after the last marker, or unmarked)",
-}
-REASON_WORDS = {
-    "failed": "failed",
-    "incomplete": "incomplete (no run_end, no profiler wall time)",
-    "clock_skew": "clock skew (run_end before run_start)",
-    "no_run_start": "without run_start",
-}
 
 
 class ReportError(Exception):
     """A user mistake, reported as one line that says what to do."""
-
-
-@dataclass(frozen=True)
-class IndexEntry:
-    summary: CollectionSummary
-    href: str
-    live: LiveCollection | None
 
 
 def link(label: str, url: str | None) -> str:
@@ -107,6 +47,16 @@ def link(label: str, url: str | None) -> str:
     if url and SAFE_URL.match(url):
         return f"[{escape_text(label)}]({url})"
     return f"{escape_text(label)}: {escape_code(url or '', table=False)}"
+
+
+def tidy(markdown: str) -> str:
+    """One blank line between blocks, however the template's conditional sections fell."""
+    return re.sub(r"\n{3,}", "\n\n", markdown).rstrip("\n") + "\n"
+
+
+def plural(count: int, singular: str, plural_form: str | None = None) -> str:
+    """`1 run`, `1,234 runs`: the count as units.count writes it, with its noun."""
+    return f"{units.count(count)} {noun(count, singular, plural_form)}"
 
 
 def environment() -> jinja2.Environment:
@@ -121,21 +71,18 @@ def environment() -> jinja2.Environment:
         text=escape_text,
         code=escape_code,
         link=link,
-        count=fmt_count,
-        noun=noun,
-        hours=fmt_hours,
-        minutes=fmt_minutes,
-        percent=fmt_percent,
-        ratio=fmt_ratio,
-        ratio_2=fmt_ratio_2,
-        signed_hours=fmt_signed_hours,
-        signed_seconds=fmt_signed_seconds,
-        signed_minutes=fmt_signed_minutes,
-        zscore=fmt_zscore,
+        count=units.count,
+        plural=plural,
+        duration=units.duration,
+        durations=lambda values: units.durations(*values),
+        signed_duration=units.signed_duration,
+        percent=units.percent,
+        speedup=units.speedup,
+        multiple=units.multiple,
+        decimal=units.decimal,
+        time=time,
         part_name=lambda part: PART_WORDS.get(part, escape_text(part)),
         kind_holds=lambda kind: KIND_WORDS.get(kind, "n/a"),
-        time=fmt_time,
-        decimal=fmt_decimal,
         source=lambda code: SOURCE_WORDS.get(code, "n/a") if code else "n/a",
         reason=lambda code: REASON_WORDS.get(code, escape_text(code)),
     )
@@ -158,43 +105,69 @@ def open_marts(db_path: Path) -> duckdb.DuckDBPyConnection:
     return connection
 
 
-def render_profile(env, connection, summary: CollectionSummary, folder: Path) -> Path:
-    profile = load_profile(connection, summary.collection)
-    findings = rules.evaluate(profile)
-    chart = epoch_chart = position_chart = None
-    if profile.tasks:
-        write_atomic(folder / CHART_NAME, mean_wall_by_task_png(profile.tasks))
-        chart = CHART_NAME
+def charts(profile, findings, folder: Path) -> dict[str, str | None]:
+    """Write the profile's charts beside it; the names of those it has (None for the others)."""
+    written: dict[str, str | None] = {"chart": None, "epoch_chart": None, "position_chart": None, "timeline": None}
+    if profile.shown_tasks:
+        write_atomic(folder / CHART_NAME, mean_wall_by_task_png(profile.shown_tasks))
+        written["chart"] = CHART_NAME
     if findings.many_epochs and profile.epoch_positions:
         tasks = [task.task for task in profile.task_epochs]
         write_atomic(folder / EPOCH_CHART_NAME, epoch_duration_png(profile.epoch_positions, tasks))
-        epoch_chart = EPOCH_CHART_NAME
-    if profile.difference_split_possible and profile.position_comparisons:
-        write_atomic(folder / POSITION_CHART_NAME, position_comparison_png(profile.position_comparisons))
-        position_chart = POSITION_CHART_NAME
-    timeline = None
+        written["epoch_chart"] = EPOCH_CHART_NAME
+    if profile.difference_split_possible and profile.shown_positions:
+        write_atomic(folder / POSITION_CHART_NAME, position_comparison_png(profile.shown_positions))
+        written["position_chart"] = POSITION_CHART_NAME
     if profile.segments:
         as_of = profile.live.as_of_at if profile.live is not None and profile.live.is_live else None
         write_atomic(folder / TIMELINE_NAME, timeline_png(profile.segments, as_of))
-        timeline = TIMELINE_NAME
+        written["timeline"] = TIMELINE_NAME
+    return written
+
+
+def render_profile(env, connection, summary: CollectionSummary, folder: Path) -> Path:
+    profile = load_profile(connection, summary.collection)
+    findings = rules.evaluate(profile)
+    written_charts = charts(profile, findings, folder)
     text = env.get_template("profile.md.j2").render(
         profile=profile,
         findings=findings,
-        chart=chart,
-        epoch_chart=epoch_chart,
-        position_chart=position_chart,
-        timeline=timeline,
+        tables=tables.profile_tables(profile),
+        **written_charts,
     )
-    page = folder / "profile.md"
-    write_atomic(page, text)
+    page = folder / PAGE_NAME
+    write_atomic(page, tidy(text))
+    remove_unwritten(folder, {PAGE_NAME, *(name for name in written_charts.values() if name)}, PAGE_FILES)
     return page
 
 
+def render_index(env, index: IndexData, db_path: Path, slugs: dict[str, str], out_dir: Path) -> Path:
+    hrefs = {collection: f"{slug}/{PAGE_NAME}" for collection, slug in slugs.items()}
+    titles = {entry.collection: entry.title for entry in index.collections}
+    page = env.get_template("index.md.j2").render(
+        index=index,
+        no_runs=None if index.collections else rules.no_runs(index.data_quality),
+        database=str(db_path),
+        tables={
+            "collections": tables.collections_table(index, hrefs),
+            "regressions": tables.regressions_table(index),
+            "live": tables.live_collections_table(index, hrefs, titles),
+            "unstarted": tables.unstarted_table(index),
+            "reject_reasons": tables.reject_reasons_table(index.reject_reasons),
+        },
+    )
+    path = out_dir / "index.md"
+    write_atomic(path, tidy(page))
+    return path
+
+
 def render_reports(db_path: Path, out_dir: Path, collection: str | None = None) -> list[Path]:
-    """Write one profile per collection (or the one named) and, for all collections, index.md."""
+    """Write one profile per collection (or the one named) and, for all collections, index.md;
+    remove the pages of collections the database no longer holds."""
     connection = open_marts(db_path)
     try:
-        summaries = load_collections(connection)
+        index = load_index(connection)
+        summaries = index.collections
         slugs = unique_slugs(summary.collection for summary in summaries)
         chosen = [summary for summary in summaries if collection in (None, summary.collection)]
         if collection is not None and not chosen:
@@ -206,23 +179,8 @@ def render_reports(db_path: Path, out_dir: Path, collection: str | None = None) 
             for summary in chosen
         ]
         if collection is None:
-            live = {entry.collection: entry for entry in load_live_collections(connection)}
-            entries = [
-                IndexEntry(summary, f"{slugs[summary.collection]}/profile.md", live.get(summary.collection))
-                for summary in summaries
-            ]
-            no_runs = None if entries else rules.no_runs(load_data_quality(connection))
-            page = env.get_template("index.md.j2").render(
-                entries=entries,
-                no_runs=no_runs,
-                database=str(db_path),
-                build=load_build(connection),
-                chains=load_version_chains(connection),
-                regressions=load_regressions(connection),
-            )
-            index = out_dir / "index.md"
-            write_atomic(index, page)
-            written.append(index)
+            written.append(render_index(env, index, db_path, slugs, out_dir))
+            remove_stale_pages(out_dir, set(slugs.values()), PAGE_FILES)
         return written
     finally:
         connection.close()

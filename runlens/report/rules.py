@@ -1,39 +1,45 @@
-"""The rules that choose the report's interpretive sentences.
+"""The rules that choose the report's sentences and sections.
 
-Each rule reads figures the marts computed and returns a finding (a short key plus the figures
-the sentence quotes) or None when the figures do not support any statement. The template turns a
-finding's key into words; no sentence appears without its rule firing. The thresholds are named
-below and documented in rules.md beside this file: change both together.
+Each rule reads figures the marts computed and returns a finding (a short key plus the figures the
+sentence quotes) or None when the figures do not support any statement. The template turns a
+finding's key into words; no sentence appears without its rule firing, and no section appears
+with nothing to say: `not_shown` lists those, with the reason, on one line. The thresholds are
+named below and documented in rules.md beside this file: change both together.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import re
+from dataclasses import dataclass, field, replace
 
 from runlens.report.data import CollectionProfile, DataQuality
+from runlens.report.units import factor, is_about_the_same
 
 # Coarse split: the part of wall time before the final epoch end that counts as "most of it".
-PRE_TAIL_MAJORITY_PERCENT = 75.0
+PRE_TAIL_MAJORITY_SHARE = 0.75
 # ... and the tail share from which finalization dominates instead.
-TAIL_MAJORITY_PERCENT = 50.0
+TAIL_MAJORITY_SHARE = 0.50
 # A final tail below this share of wall time is negligible; at or above it is not.
-TAIL_NEGLIGIBLE_PERCENT = 5.0
+TAIL_NEGLIGIBLE_SHARE = 0.05
 # An interval label that is the longest in more than this share of runs is "usually" the longest.
 USUALLY_LONGEST_SHARE = 0.5
 # Task dependence: the slowest task's mean over the fastest's from which task drives the variation.
 TASK_SPREAD_RATIO = 1.5
-# The slowest task's tail share within this many percentage points of the collection's is "similar".
-SIMILAR_TAIL_SHARE_POINTS = 5.0
-# A comparison ratio at or beyond this (either way) is a large difference.
-LARGE_SPEEDUP = 2.0
-# A profiler section holding at least this share of the profiled wall time dominates it.
-DOMINANT_SECTION_PERCENT = 50.0
+# Slowest and fastest tasks: at most this many each, and never more than half the tasks, so the
+# two lists never name the same task.
+TASKS_NAMED = 3
+# A comparison whose factor (slower over faster) is at least this is "much" faster or slower.
+LARGE_FACTOR = 2.0
+# A sweep whose runs overlapped less than this on average ran about one run at a time.
+ONE_AT_A_TIME_MEAN = 1.5
 # A collection whose median analysed run has at least this many epoch ends is many-epoch: its
-# profile shows the epoch section instead of the pre-epoch windows (rules.md says why 5).
+# profile shows the epoch section instead of the checkpoint-to-checkpoint line (rules.md says why 5).
 MANY_EPOCHS_MEDIAN = 5
 # The first epoch is slower (faster) than the rest when the mean of the runs' first-epoch ratios
 # is at least this (at most its inverse); in between, it is about as long.
 FIRST_EPOCH_RATIO = 1.2
+# A profiler section whose name says it saves (measured checkpoint saving).
+SAVING_SECTION = re.compile(r"save|checkpoint", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -44,31 +50,112 @@ class Finding:
 
 @dataclass(frozen=True)
 class Findings:
+    largest_share: Finding | None
+    span_use: Finding | None
+    baseline_change: Finding | None
+    live_sweep: Finding | None
+    stragglers: Finding | None
     coarse_split: Finding | None
     longest_interval: Finding | None
     later_windows: Finding | None
     tail_weight: Finding | None
     task_spread: Finding | None
-    slow_throughout: Finding | None
-    comparison_size: Finding | None
-    dominant_section: Finding | None
+    saving_unmeasured: Finding | None
     limits: list[Finding]
+    not_shown: list[Finding]
     many_epochs: Finding | None = None
     first_epoch: Finding | None = None
     final_epoch_end_tail: Finding | None = None
     coinciding_markers: Finding | None = None
-    live_sweep: Finding | None = None
     gpu_hours: Finding | None = None
+    named_tasks: int = 0
+
+
+def largest_share(profile: CollectionProfile) -> Finding | None:
+    """The largest share of wall time the data can name: a profiler section, else a kind of
+    interval between markers, else the final tail."""
+    named = [section for section in profile.profile_sections if section.section != "unattributed"]
+    if named and named[0].share_of_wall is not None:
+        return Finding("profiler_section", {"first": named[0], "second": named[1] if len(named) > 1 else None})
+    kinds = [kind for kind in profile.interval_kinds if kind.share_of_wall is not None and kind.total_seconds > 0]
+    if kinds:
+        return Finding("interval_kind", {"first": kinds[0], "second": kinds[1] if len(kinds) > 1 else None})
+    if profile.snapshot.mean_tail_share is not None:
+        return Finding("final_tail")
+    return None
+
+
+def span_use(profile: CollectionProfile) -> Finding | None:
+    """How the sweep used its span: one run at a time, or many at once."""
+    span = profile.span
+    if span is None or span.mean_concurrent_runs is None:
+        return None
+    if span.runs == 1:
+        return Finding("single_run")
+    if span.peak_concurrent_runs == 1 or span.mean_concurrent_runs < ONE_AT_A_TIME_MEAN:
+        return Finding("one_at_a_time")
+    return Finding("in_parallel")
+
+
+def verdict(speedup: float | None) -> str | None:
+    """`about_the_same` within SPEEDUP_SAME either way, else `faster` / `slower`, with `much_`
+    from LARGE_FACTOR."""
+    if speedup is None or speedup <= 0:
+        return None
+    if is_about_the_same(speedup):
+        return "about_the_same"
+    much = "much_" if factor(speedup) >= LARGE_FACTOR else ""
+    return much + ("faster" if speedup > 1 else "slower")
+
+
+def baseline_change(profile: CollectionProfile) -> Finding | None:
+    """The change against the baseline, on matched tasks when the two sides mix tasks differently."""
+    comparison = profile.comparison
+    if comparison is None:
+        return None
+    if comparison.baseline_runs_analyzed == 0:
+        return Finding("baseline_without_data")
+    said = verdict(comparison.headline_speedup)
+    if said is None:
+        return None
+    regressed = [task for task in profile.task_comparisons if task.is_regression]
+    return Finding(said, {"matched": comparison.has_different_task_mix, "regressed": regressed})
+
+
+def live_sweep(profile: CollectionProfile) -> Finding | None:
+    """What is still going: the sweep's likely finish, stalled runs, or only abandoned ones.
+    Which runs are running, stalled or abandoned is the marts' rule (def_stalled, def_abandoned)."""
+    live = profile.live
+    if live is None:
+        return None
+    if not live.is_live:
+        return Finding("abandoned_only") if live.runs_abandoned else None
+    if live.runs_running == 0:
+        return Finding("only_stalled_runs")
+    if live.last_finish_at is None:
+        return Finding("no_finish_estimate")
+    return Finding("last_finish_estimated")
+
+
+def stragglers(profile: CollectionProfile) -> Finding | None:
+    summary = profile.straggler_summary
+    if summary is None:
+        return None
+    if summary.runs_scored == 0:
+        return Finding("not_scored")
+    if summary.stragglers == 0:
+        return Finding("none_flagged")
+    return Finding("flagged")
 
 
 def coarse_split(profile: CollectionProfile) -> Finding | None:
     snapshot = profile.snapshot
-    pre, tail = snapshot.mean_pre_tail_share_percent, snapshot.mean_tail_share_percent
+    pre, tail = snapshot.mean_pre_tail_share, snapshot.mean_tail_share
     if pre is None or tail is None:
         return None
-    if pre >= PRE_TAIL_MAJORITY_PERCENT:
+    if pre >= PRE_TAIL_MAJORITY_SHARE:
         return Finding("mostly_before_final_epoch_end")
-    if tail >= TAIL_MAJORITY_PERCENT:
+    if tail >= TAIL_MAJORITY_SHARE:
         return Finding("mostly_in_final_tail")
     return Finding("split_between_both")
 
@@ -87,56 +174,42 @@ def later_windows(profile: CollectionProfile) -> Finding | None:
     if windows is None or not profile.longest_intervals or many_epochs(profile):
         return None
     opening = profile.longest_intervals[0]
-    if opening.label.startswith("run_start ->") and windows.summed_mean_minutes > opening.mean_minutes:
+    if opening.label.startswith("run_start ->") and windows.summed_mean_seconds > opening.mean_seconds:
         return Finding("windows_outweigh_opening", {"windows": windows})
     return None
 
 
 def tail_weight(profile: CollectionProfile) -> Finding | None:
-    share = profile.snapshot.mean_tail_share_percent
+    share = profile.snapshot.mean_tail_share
     if share is None:
         return None
-    if share >= TAIL_NEGLIGIBLE_PERCENT:
+    if share >= TAIL_NEGLIGIBLE_SHARE:
         return Finding("tail_not_negligible")
     return Finding("tail_negligible")
 
 
+def named_tasks(profile: CollectionProfile) -> int:
+    """How many slowest and fastest tasks the profile names: never more than half the tasks."""
+    return min(TASKS_NAMED, len(profile.tasks) // 2)
+
+
 def task_spread(profile: CollectionProfile) -> Finding | None:
-    if len(profile.tasks) < 2 or profile.tasks[0].slowest_to_fastest_ratio is None:
+    ratio = profile.snapshot.slowest_to_fastest_task_ratio
+    if len(profile.tasks) < 2 or ratio is None:
         return None
-    ratio = profile.tasks[0].slowest_to_fastest_ratio
     if ratio >= TASK_SPREAD_RATIO:
         return Finding("task_drives_variation", {"ratio": ratio})
     return Finding("tasks_similar", {"ratio": ratio})
 
 
-def slow_throughout(profile: CollectionProfile) -> Finding | None:
-    if len(profile.tasks) < 2:
+def saving_unmeasured(profile: CollectionProfile) -> Finding | None:
+    """Checkpoint saves are point events in the log: the time of saving sits in the intervals.
+    Said only when no profiler section measured saving."""
+    if not profile.longest_intervals:
         return None
-    slowest, collection_share = profile.tasks[0], profile.snapshot.mean_tail_share_percent
-    if slowest.mean_tail_share_percent is None or collection_share is None:
+    if any(SAVING_SECTION.search(section.section) for section in profile.profile_sections):
         return None
-    if abs(slowest.mean_tail_share_percent - collection_share) <= SIMILAR_TAIL_SHARE_POINTS:
-        return Finding("slow_throughout", {"task": slowest})
-    return None
-
-
-def comparison_size(profile: CollectionProfile) -> Finding | None:
-    comparison = profile.comparison
-    if comparison is None or comparison.speedup is None:
-        return None
-    if comparison.speedup >= LARGE_SPEEDUP:
-        return Finding("much_faster")
-    if comparison.speedup <= 1 / LARGE_SPEEDUP:
-        return Finding("much_slower")
-    return Finding("similar_speed")
-
-
-def dominant_section(profile: CollectionProfile) -> Finding | None:
-    named = [section for section in profile.profile_sections if section.section != "unattributed"]
-    if named and named[0].share_percent is not None and named[0].share_percent >= DOMINANT_SECTION_PERCENT:
-        return Finding("dominant_section", {"section": named[0]})
-    return None
+    return Finding("saving_unmeasured")
 
 
 def many_epochs(profile: CollectionProfile) -> Finding | None:
@@ -186,19 +259,6 @@ def coinciding_markers(profile: CollectionProfile) -> Finding | None:
     return Finding("markers_coincide", {"kinds": kinds, "whole_epochs": whole_epochs})
 
 
-def live_sweep(profile: CollectionProfile) -> Finding | None:
-    """When a run is still going: when the sweep will likely be done, or why that cannot be said.
-    Which runs are stalled is the mart's rule (fct_live_runs, def_stalled)."""
-    live = profile.live
-    if live is None or not live.is_live:
-        return None
-    if live.runs_running == 0:
-        return Finding("only_stalled_runs")
-    if live.last_finish_at is None:
-        return Finding("no_finish_estimate")
-    return Finding("last_finish_estimated")
-
-
 def gpu_hours(profile: CollectionProfile) -> Finding | None:
     """GPU-hours are quoted only when every run names its GPUs; otherwise they are unknown."""
     if profile.span is None:
@@ -211,49 +271,70 @@ def gpu_hours(profile: CollectionProfile) -> Finding | None:
 def limits(profile: CollectionProfile) -> list[Finding]:
     """What the data cannot say, in a fixed order."""
     snapshot, found = profile.snapshot, []
-    if not profile.profile_sections:
-        found.append(Finding("no_profiler_sections"))
-    if snapshot.measurement_source == "event_log":
+    if snapshot.measurement_source == "event_log" and not profile.profile_sections:
         found.append(Finding("coarse_attribution_only"))
     if snapshot.measurement_source == "profiler":
         found.append(Finding("profiler_wall_time_only"))
     if snapshot.measurement_source == "mixed":
         found.append(Finding("mixed_sources"))
-    if snapshot.runs_analyzed and snapshot.mean_tail_share_percent is None:
+    if snapshot.runs_analyzed and snapshot.mean_tail_share is None:
         found.append(Finding("no_epoch_end_split"))
     if profile.comparison is not None and profile.comparison.sources_match is False:
         found.append(Finding("comparison_sources_differ", {"comparison": profile.comparison}))
-    if profile.comparison is not None and profile.comparison.baseline_runs_analyzed == 0:
-        found.append(Finding("baseline_without_data", {"comparison": profile.comparison}))
     if profile.approximations:
         found.append(Finding("approximate_markers"))
     if snapshot.runs_excluded:
         found.append(Finding("excluded_runs"))
     if profile.data_quality.rejected or profile.data_quality.unreadable_files:
         found.append(Finding("rejected_lines"))
-    if snapshot.runs_analyzed == 0:
-        found.append(Finding("no_analysed_runs"))
     return found
 
 
+def not_shown(profile: CollectionProfile, findings: Findings) -> list[Finding]:
+    """The sections with nothing to say, each with its reason, for the one "Not shown" line."""
+    snapshot, hidden = profile.snapshot, []
+    if findings.live_sweep is None or findings.live_sweep.key == "abandoned_only":
+        hidden.append(Finding("still_running", {"abandoned": bool(profile.abandoned_runs)}))
+    if profile.comparison is None:
+        hidden.append(Finding("baseline_not_named"))
+    elif profile.comparison.baseline_runs_analyzed == 0:
+        hidden.append(Finding("baseline_without_runs", {"baseline": profile.comparison.baseline_collection}))
+    if not profile.profile_sections:
+        hidden.append(Finding("no_profiler_sections"))
+    if findings.many_epochs is None and snapshot.runs_analyzed:
+        hidden.append(Finding("few_epochs"))
+    if findings.stragglers is not None and findings.stragglers.key != "flagged":
+        hidden.append(Finding(findings.stragglers.key, {"summary": profile.straggler_summary}))
+    if len(profile.tasks) < 2 and snapshot.runs_analyzed:
+        hidden.append(Finding("one_task"))
+    if snapshot.runs_analyzed == 0:
+        hidden.append(Finding("no_analysed_runs"))
+    return hidden
+
+
 def evaluate(profile: CollectionProfile) -> Findings:
-    return Findings(
+    found = Findings(
+        largest_share=largest_share(profile),
+        span_use=span_use(profile),
+        baseline_change=baseline_change(profile),
+        live_sweep=live_sweep(profile),
+        stragglers=stragglers(profile),
         coarse_split=coarse_split(profile),
         longest_interval=longest_interval(profile),
         later_windows=later_windows(profile),
         tail_weight=tail_weight(profile),
         task_spread=task_spread(profile),
-        slow_throughout=slow_throughout(profile),
-        comparison_size=comparison_size(profile),
-        dominant_section=dominant_section(profile),
+        saving_unmeasured=saving_unmeasured(profile),
         limits=limits(profile),
+        not_shown=[],
         many_epochs=many_epochs(profile),
         first_epoch=first_epoch(profile),
         final_epoch_end_tail=final_epoch_end_tail(profile),
         coinciding_markers=coinciding_markers(profile),
-        live_sweep=live_sweep(profile),
         gpu_hours=gpu_hours(profile),
+        named_tasks=named_tasks(profile),
     )
+    return replace(found, not_shown=not_shown(profile, found))
 
 
 def no_runs(data_quality: DataQuality) -> Finding:

@@ -1,7 +1,8 @@
 """The timeline chart of a collection's runs, as PNG bytes (matplotlib, Agg backend): one bar per
 run from its first run_start to its end, in the stretches it ran (a restart's downtime is a gap),
 coloured by task; a run still running is drawn to the as-of time and ends in an arrow, a stalled
-run ends in a cross at its last event.
+run ends in a cross at its last event, an abandoned one in a grey cross there. Time runs across in
+the unit that fits the span (chart.scale_for), with round tick steps.
 
 Deterministic as the other chart (report/chart.py): fixed size and DPI, no metadata, names drawn
 as plain text, colours fixed by the task's order.
@@ -17,44 +18,53 @@ matplotlib.use("Agg")
 from matplotlib import pyplot  # noqa: E402  (the backend must be chosen first)
 from matplotlib.patches import Patch  # noqa: E402
 
-from runlens.report.chart import STYLE, finished_png, short_label  # noqa: E402
+from runlens.report.chart import STYLE, UNIT_NAMES, duration_axis, finished_png, scale_for, short_label  # noqa: E402
 from runlens.report.data import RunSegment  # noqa: E402
 
 PALETTE = ("#4C72B0", "#DD8452", "#55A868", "#C44E52", "#8172B3", "#937860", "#DA8BC3", "#8C8C8C")
 MAX_RUNS = 60  # past this many runs, the bars are too thin to read: the chart shows the first ones
 
 
-def hours_after(start: datetime, instant: datetime) -> float:
-    return (instant - start).total_seconds() / 3600
+def seconds_after(start: datetime, instant: datetime) -> float:
+    return (instant - start).total_seconds()
 
 
 def timeline_png(segments: list[RunSegment], as_of: datetime | None) -> bytes:
-    """One row per run (first started on top), hours since the collection's first run_start; the
+    """One row per run (first started on top), time since the collection's first run_start; the
     as-of time as a dashed line when given (a collection with a run still going)."""
     run_ids = list(dict.fromkeys(segment.run_id for segment in segments))[:MAX_RUNS]
     rows = {run_id: index for index, run_id in enumerate(run_ids)}
     tasks = sorted({segment.task for segment in segments})
     colours = {task: PALETTE[index % len(PALETTE)] for index, task in enumerate(tasks)}
     origin = min(segment.started_at for segment in segments)
+    ends = [seconds_after(origin, segment.ended_at) for segment in segments]
+    if as_of is not None:
+        ends.append(seconds_after(origin, as_of))
+    unit, per_unit = scale_for(ends)
     with matplotlib.rc_context(STYLE):
         figure, axes = pyplot.subplots(figsize=(7.5, 1.4 + 0.22 * len(run_ids)), dpi=100)
         for segment in segments:
             if segment.run_id not in rows:
                 continue
             row = rows[segment.run_id]
-            start, end = hours_after(origin, segment.started_at), hours_after(origin, segment.ended_at)
+            start = seconds_after(origin, segment.started_at) / per_unit
+            end = seconds_after(origin, segment.ended_at) / per_unit
             axes.barh(row, end - start, left=start, height=0.6, color=colours[segment.task])
             if segment.is_open:
                 axes.plot(end, row, marker=">", color="black", markersize=5)
         for run_id, row in rows.items():
             last = [segment for segment in segments if segment.run_id == run_id][-1]
-            if last.live_status == "stalled":
-                axes.plot(hours_after(origin, last.ended_at), row, marker="x", color="#C44E52", markersize=6)
+            if last.live_status in ("stalled", "abandoned"):
+                colour = "#C44E52" if last.live_status == "stalled" else "#8C8C8C"
+                axes.plot(seconds_after(origin, last.ended_at) / per_unit, row, marker="x", color=colour, markersize=6)
         if as_of is not None:
-            axes.axvline(hours_after(origin, as_of), color="black", linewidth=0.8, linestyle="--")
+            axes.axvline(seconds_after(origin, as_of) / per_unit, color="black", linewidth=0.8, linestyle="--")
         axes.set_yticks(list(rows.values()), [short_label(run_id) for run_id in rows])
         axes.invert_yaxis()
-        axes.set_xlabel("hours since the first run_start (dashed: the as-of time; > running, x stalled)")
+        axes.set_xlim(left=0)
+        duration_axis(axes.xaxis, unit)
+        legend = "dashed: the as-of time; > running, red x stalled, grey x abandoned" if as_of else "grey x: abandoned"
+        axes.set_xlabel(f"{UNIT_NAMES[unit]} since the first run_start ({legend})")
         axes.set_title("Runs over time, by task")
         handles = [Patch(color=colours[task], label=short_label(task)) for task in tasks]
         axes.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=7, frameon=False)

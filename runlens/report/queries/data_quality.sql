@@ -1,4 +1,4 @@
--- What the load read, over every file of the raw folder. Reads marts only.
+-- What the load read from the collection's own files. Reads marts only.
 select
     files,
     unreadable_files,
@@ -9,4 +9,5 @@ select
     duplicates,
     other_events,
     rejected
-from agg_data_quality_totals
+from agg_collection_data_quality
+where collection = $collection

@@ -1,5 +1,4 @@
--- The sweep at the as-of time (agg_collection_progress): runs by state and the likely finish of
--- its last running run. Reads marts only.
+-- The collection's sweep at the as-of time. Reads marts only.
 select
     as_of_at,
     is_live,
@@ -7,9 +6,10 @@ select
     runs_failed,
     runs_running,
     runs_stalled,
+    runs_abandoned,
     last_finish_low_at,
     last_finish_at,
     last_finish_high_at,
-    spent_share * 100 as spent_percent
+    spent_share
 from agg_collection_progress
 where collection = $collection

@@ -1,4 +1,5 @@
--- Other events (types runlens does not use) per type, most frequent first. Reads marts only.
+-- Other events (types runlens does not use) per type over every file, most frequent first (for
+-- the index). Reads marts only.
 select
     event_type,
     other_event_lines,

@@ -1,12 +1,17 @@
--- The pre-epoch interval positions of the collection against its baseline's. Reads marts only.
+-- The intervals before the final epoch end against the baseline's, aligned by label, in run
+-- order (seconds). Reads marts only.
 select
-    interval_index,
-    most_common_label as label,
+    label,
+    position_order,
     runs,
     baseline_runs,
-    mean_seconds / 60 as mean_minutes,
-    baseline_mean_seconds / 60 as baseline_mean_minutes,
-    ratio
+    mean_seconds,
+    baseline_mean_seconds,
+    delta_seconds,
+    speedup,
+    is_on_both_sides,
+    is_held_by_few_runs,
+    difference_rank
 from cmp_interval_positions
 where collection = $collection
-order by interval_index
+order by position_order

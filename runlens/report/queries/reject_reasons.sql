@@ -1,8 +1,9 @@
--- Rejected lines per reason code, most frequent first. Reads marts only.
+-- Rejected lines in the collection's files per reason, most frequent first. Reads marts only.
 select
     reject_reason,
     rejected_lines,
     files,
     first_seen_at
-from agg_reject_reasons
+from agg_collection_reject_reasons
+where collection = $collection
 order by rejected_lines desc, reject_reason asc

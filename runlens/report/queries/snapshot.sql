@@ -1,4 +1,4 @@
--- The collection's identity and runtime snapshot, in report units. Reads marts only.
+-- One collection's headline figures (seconds, shares as fractions). Reads marts only.
 select
     collections.collection,
     collections.title,
@@ -11,16 +11,16 @@ select
     runtime.runs_incomplete,
     runtime.runs_clock_skew,
     runtime.measurement_source,
-    runtime.mean_wall_seconds / 3600 as mean_wall_hours,
-    runtime.median_wall_seconds / 3600 as median_wall_hours,
-    runtime.min_wall_seconds / 3600 as min_wall_hours,
-    runtime.max_wall_seconds / 3600 as max_wall_hours,
-    runtime.mean_pre_tail_seconds / 3600 as mean_pre_tail_hours,
-    runtime.mean_tail_seconds / 3600 as mean_tail_hours,
-    runtime.mean_tail_seconds / 60 as mean_tail_minutes,
-    runtime.max_tail_seconds / 60 as max_tail_minutes,
-    runtime.mean_tail_share * 100 as mean_tail_share_percent,
-    runtime.mean_pre_tail_share * 100 as mean_pre_tail_share_percent
+    runtime.mean_wall_seconds,
+    runtime.median_wall_seconds,
+    runtime.min_wall_seconds,
+    runtime.max_wall_seconds,
+    runtime.mean_pre_tail_seconds,
+    runtime.mean_tail_seconds,
+    runtime.max_tail_seconds,
+    runtime.mean_tail_share,
+    runtime.mean_pre_tail_share,
+    runtime.slowest_to_fastest_task_ratio
 from dim_collections as collections
 inner join agg_collection_runtime as runtime on collections.collection = runtime.collection
 where collections.collection = $collection

@@ -1,15 +1,16 @@
--- The collection's span, run time, concurrency and GPU-hours (agg_collection_span). Reads marts only.
+-- The collection's span, concurrency, longest run and GPU-hours (seconds). Reads marts only.
 select
     first_started_at,
     span_ended_at,
     is_open,
-    span_seconds / 3600 as span_hours,
+    span_seconds,
     runs,
-    run_seconds / 3600 as run_hours,
+    run_seconds,
     peak_concurrent_runs,
     mean_concurrent_runs,
     longest_run_id,
-    longest_run_seconds / 3600 as longest_run_hours,
+    longest_run_seconds,
+    is_longest_run_expected,
     runs_with_gpus,
     gpu_hours
 from agg_collection_span

@@ -1,16 +1,24 @@
--- The collection's stragglers (def_stragglers), the slowest against their task's median first.
--- Reads marts only.
+-- The collection's stragglers, slowest against its task first, with whether the interval that
+-- made a run stand out was the downtime before a restart (seconds). Reads marts only.
 select
-    run_id,
-    task,
-    wall_seconds / 3600 as wall_hours,
-    wall_to_task_median,
-    worst_interval_label,
-    worst_interval_seconds / 60 as worst_interval_minutes,
-    worst_interval_task_median_seconds / 60 as worst_interval_task_median_minutes,
-    worst_interval_robust_z,
-    is_slow_overall,
-    has_outlier_interval
-from fct_run_stragglers
-where collection = $collection and is_straggler
-order by wall_to_task_median desc nulls last, worst_interval_robust_z desc nulls last, run_id asc
+    stragglers.run_id,
+    stragglers.task,
+    stragglers.wall_seconds,
+    stragglers.wall_to_task_median,
+    stragglers.worst_interval_label,
+    stragglers.worst_interval_seconds,
+    stragglers.worst_interval_task_median_seconds,
+    stragglers.worst_interval_robust_z,
+    coalesce(intervals.is_downtime, false) as is_worst_interval_downtime,
+    stragglers.is_slow_overall,
+    stragglers.has_outlier_interval
+from fct_run_stragglers as stragglers
+left join fct_run_intervals as intervals
+    on
+        stragglers.run_id = intervals.run_id
+        and stragglers.worst_interval_index = intervals.interval_index
+where stragglers.collection = $collection and stragglers.is_straggler
+order by
+    stragglers.wall_to_task_median desc nulls last,
+    stragglers.worst_interval_robust_z desc nulls last,
+    stragglers.run_id asc

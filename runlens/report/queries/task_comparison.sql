@@ -1,12 +1,13 @@
--- Per-task comparison with the baseline. Reads marts only.
+-- Per task against the baseline, slowest against it first (seconds; speedup is baseline over
+-- collection). Reads marts only.
 select
     task,
     runs,
     baseline_runs,
-    mean_wall_seconds / 3600 as mean_wall_hours,
-    baseline_mean_wall_seconds / 3600 as baseline_mean_wall_hours,
+    mean_wall_seconds,
+    baseline_mean_wall_seconds,
     speedup,
     is_regression
 from cmp_task_runtime
 where collection = $collection
-order by task
+order by speedup asc nulls last, task asc

@@ -1,0 +1,445 @@
+"""The report's tables, shaped from the marts' rows: one unit per column, chosen from the column's
+own figures (units.py), names escaped once where they enter Markdown (markdown.py). Presentation
+only: which rows a table holds and in what order is the queries' and data.py's; no figure is
+computed here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from runlens.report import units
+from runlens.report.data import CollectionProfile, IndexData
+from runlens.report.markdown import escape_code, escape_text
+from runlens.report.words import KIND_WORDS, PART_WORDS, SOURCE_WORDS, peer_words, time
+
+
+@dataclass(frozen=True)
+class Table:
+    headers: list[str]
+    numeric: list[bool]  # right-aligned columns
+    rows: list[list[str]]
+
+    def markdown(self) -> str:
+        lines = ["| " + " | ".join(self.headers) + " |"]
+        lines.append("|" + "|".join("---:" if right else "---" for right in self.numeric) + "|")
+        lines += ["| " + " | ".join(row) + " |" for row in self.rows]
+        return "\n".join(lines) + "\n"
+
+    def __str__(self) -> str:
+        return self.markdown()
+
+
+def table(columns: Sequence[tuple[str, bool, list[str]]]) -> Table:
+    """A table from its columns: (header, numeric, cells)."""
+    headers = [header for header, _, _ in columns]
+    numeric = [right for _, right, _ in columns]
+    height = len(columns[0][2]) if columns else 0
+    return Table(headers, numeric, [[cells[row] for _, _, cells in columns] for row in range(height)])
+
+
+def texts(values, escape: Callable[[str], str] = escape_text) -> list[str]:
+    return [escape(value) if value is not None else "n/a" for value in values]
+
+
+def codes(values) -> list[str]:
+    return texts(values, escape_code)
+
+
+def counts(values) -> list[str]:
+    return [units.count(value) for value in values]
+
+
+def yes_no(values) -> list[str]:
+    return ["yes" if value else "no" for value in values]
+
+
+def tasks_table(profile: CollectionProfile) -> Table:
+    tasks = profile.shown_tasks
+    walls = units.duration_columns(
+        [task.mean_wall_seconds for task in tasks],
+        [task.median_wall_seconds for task in tasks],
+        [task.p90_wall_seconds for task in tasks],
+        [task.p95_wall_seconds for task in tasks],
+    )
+    return table(
+        [
+            ("task", False, texts(task.task for task in tasks)),
+            ("runs analysed", True, counts(task.runs_analyzed for task in tasks)),
+            ("runs excluded", True, counts(task.runs_excluded for task in tasks)),
+            ("mean wall", True, walls[0]),
+            ("median", True, walls[1]),
+            ("p90", True, walls[2]),
+            ("p95", True, walls[3]),
+            ("mean final tail", True, units.duration_column([task.mean_tail_seconds for task in tasks])),
+            ("tail share", True, units.percent_column([task.mean_tail_share for task in tasks])),
+        ]
+    )
+
+
+def live_runs_table(profile: CollectionProfile) -> Table:
+    runs = profile.shown_live_runs
+
+    def finish(run) -> str:
+        return "none: stalled" if run.live_status == "stalled" else time(run.estimated_finish_at)
+
+    def finish_range(run) -> str:
+        if run.live_status == "stalled" or run.estimated_finish_low_at is None:
+            return "n/a"
+        return f"{time(run.estimated_finish_low_at)} to {time(run.estimated_finish_high_at)}"
+
+    return table(
+        [
+            ("run", False, codes(run.run_id for run in runs)),
+            ("task", False, texts(run.task for run in runs)),
+            ("state", False, ["**stalled**" if run.live_status == "stalled" else "running" for run in runs]),
+            ("last marker", False, codes(run.last_marker_label for run in runs)),
+            ("elapsed", True, units.duration_column([run.elapsed_seconds for run in runs])),
+            ("silent", True, units.duration_column([run.silent_seconds for run in runs])),
+            ("likely finish", False, [finish(run) for run in runs]),
+            ("range (25th to 75th percentile)", False, [finish_range(run) for run in runs]),
+            ("estimated from", False, [peer_words(run.peer_set, run.peer_runs) for run in runs]),
+        ]
+    )
+
+
+def abandoned_table(profile: CollectionProfile) -> Table:
+    runs = profile.abandoned_runs
+    return table(
+        [
+            ("run", False, codes(run.run_id for run in runs)),
+            ("task", False, texts(run.task for run in runs)),
+            ("last marker", False, codes(run.last_marker_label for run in runs)),
+            ("last heard from", False, [time(run.last_event_at) for run in runs]),
+            ("silent", True, units.duration_column([run.silent_seconds for run in runs])),
+            ("abandoned after", True, units.duration_column([run.abandon_threshold_seconds for run in runs])),
+        ]
+    )
+
+
+def comparison_table(profile: CollectionProfile) -> Table:
+    comparison = profile.comparison
+    rows = [
+        ("runs analysed", units.count(comparison.runs_analyzed), units.count(comparison.baseline_runs_analyzed)),
+    ]
+    means = units.durations(comparison.mean_wall_seconds, comparison.baseline_mean_wall_seconds)
+    rows.append(("mean wall time, all tasks", *means))
+    if comparison.has_different_task_mix:
+        matched = units.durations(comparison.matched_mean_wall_seconds, comparison.matched_baseline_mean_wall_seconds)
+        tasks = units.count(comparison.matched_tasks)
+        rows.append((f"mean wall time on the {tasks} tasks both ran, at this mix", *matched))
+    rows.append(
+        (
+            "measured by",
+            SOURCE_WORDS.get(comparison.measurement_source, "n/a"),
+            SOURCE_WORDS.get(comparison.baseline_measurement_source, "n/a"),
+        )
+    )
+    return table(
+        [
+            ("", False, [row[0] for row in rows]),
+            ("this collection", True, [row[1] for row in rows]),
+            (f"baseline {escape_text(comparison.baseline_title)}", True, [row[2] for row in rows]),
+        ]
+    )
+
+
+def task_comparison_table(profile: CollectionProfile) -> Table:
+    tasks = profile.shown_task_comparisons
+    means, baseline_means = units.duration_columns(
+        [task.mean_wall_seconds for task in tasks], [task.baseline_mean_wall_seconds for task in tasks]
+    )
+    return table(
+        [
+            ("task", False, texts(task.task for task in tasks)),
+            ("runs", True, counts(task.runs for task in tasks)),
+            ("baseline runs", True, counts(task.baseline_runs for task in tasks)),
+            ("mean wall", True, means),
+            ("baseline mean wall", True, baseline_means),
+            ("vs baseline", True, [units.speedup(task.speedup) for task in tasks]),
+            ("regressed", False, yes_no(task.is_regression for task in tasks)),
+        ]
+    )
+
+
+def parts_table(profile: CollectionProfile) -> Table:
+    # a part that is 0 on both sides (nothing outside the markers) says nothing: it is left out
+    parts = [part for part in profile.difference_parts if part.mean_seconds or part.baseline_mean_seconds]
+    means, baseline_means, deltas = units.duration_columns(
+        [part.mean_seconds for part in parts],
+        [part.baseline_mean_seconds for part in parts],
+        [part.delta_seconds for part in parts],
+        signed=(False, False, True),
+    )
+    return table(
+        [
+            ("part of each run", False, [PART_WORDS.get(part.part, escape_text(part.part)) for part in parts]),
+            ("this collection", True, means),
+            ("baseline", True, baseline_means),
+            ("difference", True, deltas),
+            ("vs baseline", True, [units.speedup(part.speedup) for part in parts]),
+            ("share of the difference", True, units.percent_column([part.share_of_difference for part in parts])),
+        ]
+    )
+
+
+def positions_table(profile: CollectionProfile) -> Table:
+    positions = profile.shown_positions
+    means, baseline_means = units.duration_columns(
+        [position.mean_seconds for position in positions], [position.baseline_mean_seconds for position in positions]
+    )
+
+    def label(position) -> str:
+        text = escape_code(position.label)
+        if not position.is_on_both_sides:
+            text += " (one side only)"
+        elif position.is_held_by_few_runs:
+            text += " (few runs)"
+        return text
+
+    return table(
+        [
+            ("#", True, counts(position.position_order for position in positions)),
+            ("interval", False, [label(position) for position in positions]),
+            ("runs", True, counts(position.runs for position in positions)),
+            ("baseline runs", True, counts(position.baseline_runs for position in positions)),
+            ("mean", True, means),
+            ("baseline mean", True, baseline_means),
+            ("vs baseline", True, [units.speedup(position.speedup) for position in positions]),
+        ]
+    )
+
+
+def config_table(profile: CollectionProfile) -> Table:
+    differences = profile.config_differences
+    return table(
+        [
+            ("config key", False, codes(difference.config_key for difference in differences)),
+            ("this collection", False, codes(difference.values for difference in differences)),
+            ("baseline", False, codes(difference.baseline_values for difference in differences)),
+        ]
+    )
+
+
+def sections_table(profile: CollectionProfile) -> Table:
+    sections = profile.profile_sections
+    return table(
+        [
+            ("section", False, texts(section.section for section in sections)),
+            (
+                "share of profiled wall time",
+                True,
+                units.percent_column([section.share_of_wall for section in sections]),
+            ),
+            ("total", True, units.duration_column([section.total_seconds for section in sections])),
+            ("mean per run", True, units.duration_column([section.mean_seconds_per_run for section in sections])),
+        ]
+    )
+
+
+def kinds_table(profile: CollectionProfile) -> Table:
+    kinds = profile.interval_kinds
+    return table(
+        [
+            ("kind of interval", False, codes(kind.interval_kind for kind in kinds)),
+            ("usually holds", False, [KIND_WORDS.get(kind.interval_kind, "n/a") for kind in kinds]),
+            ("share of wall time", True, units.percent_column([kind.share_of_wall for kind in kinds])),
+            ("total", True, units.duration_column([kind.total_seconds for kind in kinds])),
+            ("intervals", True, counts(kind.intervals for kind in kinds)),
+        ]
+    )
+
+
+def task_epochs_table(profile: CollectionProfile) -> Table:
+    tasks = profile.shown_task_epochs
+    mean, p50, p90, first_epoch, later = units.duration_columns(
+        [task.mean_epoch_seconds for task in tasks],
+        [task.p50_epoch_seconds for task in tasks],
+        [task.p90_epoch_seconds for task in tasks],
+        [task.mean_first_epoch_seconds for task in tasks],
+        [task.mean_later_epoch_median_seconds for task in tasks],
+    )
+    return table(
+        [
+            ("task", False, texts(task.task for task in tasks)),
+            ("runs", True, counts(task.runs_with_epochs for task in tasks)),
+            ("epochs per run (median)", True, [units.decimal(task.median_epochs_per_run, 1) for task in tasks]),
+            ("mean epoch", True, mean),
+            ("p50", True, p50),
+            ("p90", True, p90),
+            ("first epoch", True, first_epoch),
+            ("later epochs (median)", True, later),
+            (
+                "first-epoch excess",
+                True,
+                units.duration_column([task.mean_first_epoch_excess_seconds for task in tasks], signed=True),
+            ),
+        ]
+    )
+
+
+def stragglers_table(profile: CollectionProfile) -> Table:
+    runs = profile.shown_stragglers
+    worst, task_median = units.duration_columns(
+        [run.worst_interval_seconds for run in runs], [run.worst_interval_task_median_seconds for run in runs]
+    )
+
+    def interval(run) -> str:
+        if run.worst_interval_label is None:
+            return "n/a"
+        text = escape_code(run.worst_interval_label)
+        return text + " (downtime before a restart)" if run.is_worst_interval_downtime else text
+
+    return table(
+        [
+            ("run", False, codes(run.run_id for run in runs)),
+            ("task", False, texts(run.task for run in runs)),
+            ("wall", True, units.duration_column([run.wall_seconds for run in runs])),
+            ("x its task's median", True, [units.multiple(run.wall_to_task_median) for run in runs]),
+            ("most unusual interval", False, [interval(run) for run in runs]),
+            ("its duration", True, worst),
+            ("task median there", True, task_median),
+            ("robust z-score", True, [units.decimal(run.worst_interval_robust_z, 1) for run in runs]),
+        ]
+    )
+
+
+def gpu_table(profile: CollectionProfile) -> Table:
+    tasks = profile.task_gpu_hours
+    return table(
+        [
+            ("task", False, texts(task.task for task in tasks)),
+            ("runs", True, counts(task.runs for task in tasks)),
+            ("runs naming their GPUs", True, counts(task.runs_with_gpus for task in tasks)),
+            (
+                "GPU-hours",
+                True,
+                ["unknown" if task.gpu_hours is None else units.decimal(task.gpu_hours) for task in tasks],
+            ),
+        ]
+    )
+
+
+def profile_tables(profile: CollectionProfile) -> dict[str, Table]:
+    """Every table a profile may show, by name (the template picks the ones it lays out)."""
+    tables = {"tasks": tasks_table(profile), "kinds": kinds_table(profile), "sections": sections_table(profile)}
+    tables.update(live_runs=live_runs_table(profile), abandoned=abandoned_table(profile))
+    if profile.comparison is not None:
+        tables.update(comparison=comparison_table(profile))
+    tables.update(
+        task_comparison=task_comparison_table(profile),
+        parts=parts_table(profile),
+        positions=positions_table(profile),
+        config=config_table(profile),
+        task_epochs=task_epochs_table(profile),
+        stragglers=stragglers_table(profile),
+        gpus=gpu_table(profile),
+    )
+    return tables
+
+
+def collections_table(index: IndexData, hrefs: dict[str, str]) -> Table:
+    entries = index.collections
+
+    def against(entry) -> str:
+        if entry.baseline_collection is None:
+            return "n/a"
+        if entry.has_different_task_mix:
+            return f"{units.speedup(entry.matched_speedup)} (matched tasks)"
+        return units.speedup(entry.speedup)
+
+    return table(
+        [
+            ("collection", False, [f"[{escape_text(entry.title)}]({hrefs[entry.collection]})" for entry in entries]),
+            ("runs analysed", True, counts(entry.runs_analyzed for entry in entries)),
+            ("runs excluded", True, counts(entry.runs_excluded for entry in entries)),
+            ("mean wall", True, units.duration_column([entry.mean_wall_seconds for entry in entries])),
+            ("median wall", True, units.duration_column([entry.median_wall_seconds for entry in entries])),
+            ("measured by", False, [SOURCE_WORDS.get(entry.measurement_source, "n/a") for entry in entries]),
+            (
+                "baseline",
+                False,
+                [escape_text(entry.baseline_title) if entry.baseline_collection else "none" for entry in entries],
+            ),
+            ("vs baseline", True, [against(entry) for entry in entries]),
+        ]
+    )
+
+
+def regressions_table(index: IndexData) -> Table:
+    rows = index.regressions
+    means, baseline_means = units.duration_columns(
+        [row.mean_wall_seconds for row in rows], [row.baseline_mean_wall_seconds for row in rows]
+    )
+    return table(
+        [
+            ("collection", False, codes(row.collection for row in rows)),
+            ("task", False, texts(row.task for row in rows)),
+            ("runs", True, counts(row.runs for row in rows)),
+            ("baseline runs", True, counts(row.baseline_runs for row in rows)),
+            ("mean wall", True, means),
+            ("baseline mean wall", True, baseline_means),
+            ("vs baseline", True, [units.speedup(row.speedup) for row in rows]),
+        ]
+    )
+
+
+def live_collections_table(index: IndexData, hrefs: dict[str, str], titles: dict[str, str]) -> Table:
+    entries = list(index.live.values())
+
+    def likely(entry) -> str:
+        return time(entry.last_finish_at) if entry.last_finish_at else "none running"
+
+    def finish_range(entry) -> str:
+        if entry.last_finish_at is None:
+            return "n/a"
+        return f"{time(entry.last_finish_low_at)} to {time(entry.last_finish_high_at)}"
+
+    return table(
+        [
+            (
+                "collection",
+                False,
+                [f"[{escape_text(titles[entry.collection])}]({hrefs[entry.collection]})" for entry in entries],
+            ),
+            ("running", True, counts(entry.runs_running for entry in entries)),
+            ("stalled", True, counts(entry.runs_stalled for entry in entries)),
+            ("abandoned", True, counts(entry.runs_abandoned for entry in entries)),
+            ("last running run likely finishes", False, [likely(entry) for entry in entries]),
+            ("range", False, [finish_range(entry) for entry in entries]),
+        ]
+    )
+
+
+def unstarted_table(index: IndexData) -> Table:
+    runs = index.unstarted_runs
+
+    def fix(run) -> str:
+        if run.misspelt_as:
+            alias = f"RUNLENS_EVENT_ALIASES={run.misspelt_as}=run_start"
+            return (
+                f"its run_start is written {escape_code(run.misspelt_as, table=True)} "
+                f"({escape_code(run.misspelt_at)}): fix the logger, or map it with {escape_code(alias)}"
+            )
+        return "add its run_start line (collection and task) at the top of the run's log"
+
+    return table(
+        [
+            ("run", False, codes(run.run_id for run in runs)),
+            ("file", False, codes(run.file_path for run in runs)),
+            ("events", True, counts(run.events for run in runs)),
+            ("the fix", False, [fix(run) for run in runs]),
+        ]
+    )
+
+
+def reject_reasons_table(reasons) -> Table:
+    return table(
+        [
+            ("reason", False, codes(reason.reject_reason for reason in reasons)),
+            ("lines", True, counts(reason.rejected_lines for reason in reasons)),
+            ("files", True, counts(reason.files for reason in reasons)),
+            ("first seen at", False, codes(reason.first_seen_at for reason in reasons)),
+        ]
+    )

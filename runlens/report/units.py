@@ -1,0 +1,208 @@
+"""Figures as a reader reads them: a unit that fits the magnitude, digits that tell neighbours apart.
+
+The marts hold durations in seconds, shares as fractions and comparisons as speedups (baseline
+over collection); this module only formats them (standard library only). The rules, documented in
+rules.md ("Units and precision"):
+
+- A duration is shown in seconds below 90 s, in minutes below 90 min, in hours below 72 h, else in
+  days (`UNIT_LIMITS`). A figure alone takes the unit of its own size; the figures of one column,
+  or of one sentence that compares them, share the unit of the largest of them.
+- Digits: three significant digits for the median figure of the group (92.5 s, 13.6 min, 2.48 h;
+  1.24 h against 10.25 h), but at most two decimals more than three significant digits of the
+  largest need, and more within that bound while two figures of one column that differ by more
+  than 0.5% would otherwise print the same (88.5 s against 88.0 s, never two 1.5 min).
+- A share prints as a percentage with one decimal (two significant digits below 1%), and more
+  while two shares that differ by more than 0.5% would print the same.
+- A speedup s (baseline over collection) prints as the factor of the slower side over the faster
+  with the word: `8.26x faster` (s = 8.26), `1.33x slower` (s = 0.75): one convention on every page.
+
+None, NaN and infinities print `n/a`; a figure that rounds to zero carries no sign.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+
+# (unit, seconds per unit, the size below which it is used): 90 s, 90 min, 72 h, then days
+UNIT_LIMITS = (("s", 1.0, 90.0), ("min", 60.0, 5400.0), ("h", 3600.0, 259200.0), ("d", 86400.0, math.inf))
+SIGNIFICANT_DIGITS = 3
+EXTRA_DECIMALS = 2  # at most this many more decimals to tell neighbours apart
+DIFFERENT_BY = 0.005  # two figures within 0.5% of each other need not print differently
+SPEEDUP_SAME = 1.1  # within this factor either way, two means are "about the same" (rules.md)
+
+
+def _finite(value) -> float | None:
+    if value is None:
+        return None
+    number = float(value)
+    return number if math.isfinite(number) else None
+
+
+def unit_for(seconds: float) -> tuple[str, float]:
+    """The unit a duration of this many seconds (its size) is shown in, and its seconds per unit."""
+    size = abs(seconds)
+    for unit, per_unit, below in UNIT_LIMITS:
+        if size < below:
+            return unit, per_unit
+    return UNIT_LIMITS[-1][0], UNIT_LIMITS[-1][1]
+
+
+def base_decimals(largest: float, digits: int = SIGNIFICANT_DIGITS) -> int:
+    """Decimals that give `largest` (in its display unit) `digits` significant digits."""
+    if largest == 0:
+        return 0
+    return max(0, digits - 1 - math.floor(math.log10(abs(largest))))
+
+
+def _number(value: float, decimals: int, signed: bool) -> str:
+    text = format(value, f"{'+' if signed else ''},.{decimals}f")
+    if text[0] in "+-" and not any(digit in text for digit in "123456789"):
+        text = text[1:]  # -0.00 / +0.00 -> 0.00
+    return text
+
+
+def _distinct_decimals(values: list[float], decimals: int, scale: float = 1.0) -> int:
+    """More decimals (at most EXTRA_DECIMALS more) while two values that really differ (by more
+    than DIFFERENT_BY of the larger) print the same."""
+    ordered = sorted(values)
+    pairs = [
+        (a, b) for a, b in zip(ordered, ordered[1:], strict=False) if abs(b - a) > DIFFERENT_BY * max(abs(a), abs(b))
+    ]
+    for extra in range(EXTRA_DECIMALS + 1):
+        if all(
+            _number(a / scale, decimals + extra, False) != _number(b / scale, decimals + extra, False) for a, b in pairs
+        ):
+            return decimals + extra
+    return decimals + EXTRA_DECIMALS
+
+
+def duration_columns(*columns: Sequence[float | None], signed: bool | Sequence[bool] = False) -> list[list[str]]:
+    """Columns of durations (seconds) that sit side by side and compare (a collection's means and
+    its baseline's): one unit, the largest figure's; decimals for three significant digits of the
+    median figure, at most EXTRA_DECIMALS beyond those of the largest, and more (within that bound)
+    while two different figures of one column would print the same. `signed` (one flag, or
+    one per column) puts + before positive figures (a delta)."""
+    signs = [signed] * len(columns) if isinstance(signed, bool) else list(signed)
+    present = [number for column in columns for number in map(_finite, column) if number is not None]
+    if not present:
+        return [["n/a" for _ in column] for column in columns]
+    largest = max(abs(number) for number in present)
+    sizes = sorted(abs(number) for number in present if number != 0) or [largest]
+    typical = sizes[(len(sizes) - 1) // 2]  # the median size (the lower middle one)
+    unit, per_unit = unit_for(largest)
+    most = base_decimals(largest / per_unit) + EXTRA_DECIMALS
+    decimals = min(base_decimals(typical / per_unit), most)
+    for column in columns:
+        values = [number for number in map(_finite, column) if number is not None]
+        decimals = max(decimals, min(_distinct_decimals(values, decimals, per_unit), most))
+    return [
+        [
+            "n/a" if number is None else f"{_number(number / per_unit, decimals, sign)} {unit}"
+            for number in map(_finite, column)
+        ]
+        for column, sign in zip(columns, signs, strict=True)
+    ]
+
+
+def duration_column(values: Sequence[float | None], signed: bool = False) -> list[str]:
+    """Durations in seconds, as one column (duration_columns)."""
+    return duration_columns(values, signed=signed)[0]
+
+
+def duration(seconds: float | None, signed: bool = False) -> str:
+    """One duration in the unit of its own size: 92.5 s, 13.6 min, 2.48 h; exactly 0 is `0 s`."""
+    number = _finite(seconds)
+    if number == 0:
+        return "0 s"
+    return duration_column([number], signed)[0]
+
+
+def durations(*seconds: float | None) -> list[str]:
+    """Durations that one sentence compares, in one unit."""
+    return duration_column(list(seconds))
+
+
+def signed_duration(seconds: float | None) -> str:
+    return duration(seconds, signed=True)
+
+
+def _percent_decimals(percentages: list[float]) -> int:
+    smallest = min((abs(p) for p in percentages if p != 0), default=1.0)
+    return max(1, 1 - math.floor(math.log10(smallest))) if smallest < 1 else 1
+
+
+def percent_column(shares: Sequence[float | None]) -> list[str]:
+    """Shares (fractions) as percentages of one column: one decimal, two significant digits
+    below 1%, more while neighbours would print the same."""
+    present = [number * 100 for number in map(_finite, shares) if number is not None]
+    if not present:
+        return ["n/a" for _ in shares]
+    decimals = _distinct_decimals(present, min(_percent_decimals(present), 3))
+    return [
+        "n/a" if number is None else f"{_number(number * 100, decimals, False)}%" for number in map(_finite, shares)
+    ]
+
+
+def percent(share: float | None) -> str:
+    number = _finite(share)
+    if number == 0:
+        return "0%"
+    return percent_column([number])[0]
+
+
+def factor(speedup: float) -> float:
+    """The slower side's mean over the faster side's: at least 1."""
+    return speedup if speedup >= 1 else 1 / speedup
+
+
+def _factor_text(value: float) -> str:
+    decimals = 2 if value < 10 else 1 if value < 100 else 0
+    return _number(value, decimals, False)
+
+
+def speedup(value: float | None) -> str:
+    """A speedup (baseline over collection) as the factor with its word: `8.26x faster`,
+    `1.33x slower`; `n/a` when unknown or 0."""
+    number = _finite(value)
+    if number is None or number <= 0:
+        return "n/a"
+    if _factor_text(factor(number)) == _factor_text(1.0):
+        return "1.00x (the same)"
+    return f"{_factor_text(factor(number))}x {'faster' if number > 1 else 'slower'}"
+
+
+def is_about_the_same(value: float | None) -> bool:
+    """Two means within SPEEDUP_SAME of each other, either way."""
+    number = _finite(value)
+    return number is not None and number > 0 and factor(number) < SPEEDUP_SAME
+
+
+def count(value: int | float | None) -> str:
+    """`1234` -> `1,234`."""
+    if isinstance(value, int):
+        return f"{value:,}"
+    number = _finite(value)
+    return "n/a" if number is None else f"{number:,.0f}"
+
+
+def decimal(value: float | None, decimals: int = 2) -> str:
+    number = _finite(value)
+    return "n/a" if number is None else _number(number, decimals, False)
+
+
+def multiple(value: float | None) -> str:
+    """A multiple such as a run's wall time over its task's median, exactly enough to compare it
+    with a threshold: 1.47x (two decimals, never rounded up to the threshold's 1.5x)."""
+    number = _finite(value)
+    if number is None:
+        return "n/a"
+    return f"{math.floor(number * 100) / 100:.2f}x"
+
+
+def list_of(items: Iterable[str], conjunction: str = "and") -> str:
+    """`a`, `a and b`, `a, b and c`."""
+    words = list(items)
+    if len(words) <= 1:
+        return "".join(words)
+    return f"{', '.join(words[:-1])} {conjunction} {words[-1]}"

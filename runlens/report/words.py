@@ -1,0 +1,54 @@
+"""The words the pages use for the marts' codes, in a researcher's terms (rules.md, "Words")."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from runlens.plural import plural
+
+SOURCE_WORDS = {
+    "event_log": "event log (run_start to run_end)",
+    "profiler": "in-process profiler",
+    "mixed": "a mix of event log and profiler",
+}
+# what each kind of interval usually holds (def_interval_kinds in models/marts/epochs/_epochs__docs.md)
+KIND_WORDS = {
+    "run_start -> checkpoint": "start-up and the first stretch of training (or training resumed after a restart)",
+    "run_start -> epoch_end": "start-up and a whole first epoch without a save",
+    "run_start -> run_end": "a run without checkpoints or epoch ends",
+    "checkpoint -> checkpoint": "training between two saves",
+    "checkpoint -> epoch_end": "the rest of an epoch after a save",
+    "checkpoint -> run_end": "the final stretch after the last save",
+    "epoch_end -> checkpoint": "after an epoch end up to the next save: validation and saving where the framework "
+    "validates, then saves",
+    "epoch_end -> epoch_end": "a whole epoch without a save",
+    "epoch_end -> run_end": "the final tail after the last epoch end",
+    "downtime": "downtime before a restart",
+}
+# the parts of a run's wall time (def_wall_time_parts), as a researcher would name them
+PART_WORDS = {
+    "opening_block": "start-up to the first checkpoint (run_start to the first marker)",
+    "later_windows": "checkpoint to checkpoint, up to the final epoch end",
+    "final_tail": "final tail (the final epoch end to run_end)",
+    "other": "outside those (after the last marker, or a run without markers)",
+}
+REASON_WORDS = {
+    "failed": "failed",
+    "incomplete": "incomplete (no run_end, no profiler wall time)",
+    "clock_skew": "clock skew (run_end before run_start)",
+    "no_run_start": "without run_start",
+}
+
+
+def time(instant: datetime | None) -> str:
+    """A UTC timestamp to the minute: ``2025-03-10 13:08 UTC`` (``n/a`` when unknown)."""
+    return "n/a" if instant is None else instant.strftime("%Y-%m-%d %H:%M UTC")
+
+
+def peer_words(peer_set: str, peer_runs: int) -> str:
+    """Which completed runs a live run's estimate comes from (fct_live_runs.peer_set)."""
+    if peer_set == "task":
+        return f"{plural(peer_runs, 'completed run')} of its task"
+    if peer_set == "collection":
+        return f"{plural(peer_runs, 'completed run')} of the collection"
+    return "no completed run at its marker"
