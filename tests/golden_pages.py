@@ -11,12 +11,22 @@ GOLDEN_ROOT = REPO / "tests" / "golden"
 MISMATCHES = GOLDEN_ROOT / "_mismatches"
 
 
-def markdown_files(folder: Path) -> dict[str, str]:
-    return {str(path.relative_to(folder)): path.read_text(encoding="utf-8") for path in sorted(folder.rglob("*.md"))}
+def markdown_files(folder: Path, placeholders: dict[str, str] | None = None) -> dict[str, str]:
+    """The folder's pages by relative path, each text with `placeholders` put in (a scratch folder's
+    path, which differs from run to run, becomes a fixed word)."""
+    pages = {}
+    for path in sorted(folder.rglob("*.md")):
+        text = path.read_text(encoding="utf-8")
+        for value, placeholder in (placeholders or {}).items():
+            text = text.replace(value, placeholder)
+        pages[str(path.relative_to(folder))] = text
+    return pages
 
 
-def assert_matches_golden(rendered: Path, golden: Path, mismatches: Path) -> None:
-    actual, expected = markdown_files(rendered), markdown_files(golden)
+def assert_matches_golden(
+    rendered: Path, golden: Path, mismatches: Path, placeholders: dict[str, str] | None = None
+) -> None:
+    actual, expected = markdown_files(rendered, placeholders), markdown_files(golden)
     differing = sorted(name for name in actual.keys() | expected.keys() if actual.get(name) != expected.get(name))
     for name in differing:  # keep the new output beside the gold file for review
         target = mismatches / name

@@ -9,15 +9,19 @@ import pytest
 from runlens.report import rules
 from runlens.report.data import (
     CollectionProfile,
+    CollectionSpan,
     Comparison,
     DataQuality,
     EpochSummary,
     IntervalKind,
     LaterWindows,
+    LiveProgress,
     LongestInterval,
     MarkerApproximation,
     ProfileSection,
     Snapshot,
+    StragglerSummary,
+    TaskComparison,
     TaskRuntime,
 )
 
@@ -33,16 +37,16 @@ SNAPSHOT = Snapshot(
     runs_incomplete=0,
     runs_clock_skew=0,
     measurement_source="event_log",
-    mean_wall_hours=1.0,
-    median_wall_hours=1.0,
-    min_wall_hours=0.5,
-    max_wall_hours=2.0,
-    mean_pre_tail_hours=0.8,
-    mean_tail_hours=0.2,
-    mean_tail_minutes=12.0,
-    max_tail_minutes=30.0,
-    mean_tail_share_percent=20.0,
-    mean_pre_tail_share_percent=80.0,
+    mean_wall_seconds=3600.0,
+    median_wall_seconds=3600.0,
+    min_wall_seconds=1800.0,
+    max_wall_seconds=7200.0,
+    mean_pre_tail_seconds=2880.0,
+    mean_tail_seconds=720.0,
+    max_tail_seconds=1800.0,
+    mean_tail_share=0.2,
+    mean_pre_tail_share=0.8,
+    slowest_to_fastest_task_ratio=1.0,
 )
 QUALITY = DataQuality(
     files=1,
@@ -57,8 +61,8 @@ QUALITY = DataQuality(
 )
 
 
-def task(name: str, mean_hours: float, tail_share: float | None = 10.0, ratio: float | None = 1.0) -> TaskRuntime:
-    return TaskRuntime(name, 3, 0, mean_hours, mean_hours, mean_hours, mean_hours, 0.1, tail_share, ratio)
+def task(name: str, mean_seconds: float, tail_share: float | None = 0.1) -> TaskRuntime:
+    return TaskRuntime(name, 3, 0, mean_seconds, mean_seconds, mean_seconds, mean_seconds, 360.0, tail_share)
 
 
 def profile(**changes) -> CollectionProfile:
@@ -75,7 +79,6 @@ def profile(**changes) -> CollectionProfile:
         profile_sections=[],
         data_quality=QUALITY,
         reject_reasons=[],
-        other_events=[],
         likely_typos=[],
         approximations=[],
     )
@@ -85,85 +88,253 @@ def profile(**changes) -> CollectionProfile:
 @pytest.mark.parametrize(
     ("pre", "tail", "key"),
     [
-        (75.0, 25.0, "mostly_before_final_epoch_end"),
-        (74.99, 25.01, "split_between_both"),
-        (49.99, 50.01, "mostly_in_final_tail"),
-        (50.01, 49.99, "split_between_both"),
+        (0.75, 0.25, "mostly_before_final_epoch_end"),
+        (0.7499, 0.2501, "split_between_both"),
+        (0.4999, 0.5001, "mostly_in_final_tail"),
+        (0.5001, 0.4999, "split_between_both"),
     ],
 )
 def test_coarse_split(pre, tail, key):
-    found = rules.coarse_split(profile(snapshot={"mean_pre_tail_share_percent": pre, "mean_tail_share_percent": tail}))
+    found = rules.coarse_split(profile(snapshot={"mean_pre_tail_share": pre, "mean_tail_share": tail}))
     assert found.key == key
 
 
 def test_coarse_split_needs_both_shares():
-    assert rules.coarse_split(profile(snapshot={"mean_tail_share_percent": None})) is None
+    assert rules.coarse_split(profile(snapshot={"mean_tail_share": None})) is None
 
 
 @pytest.mark.parametrize(("runs", "key"), [(6, "usually_longest"), (5, "no_usual_longest")])
 def test_longest_interval_is_usual_only_in_more_than_half_the_runs(runs, key):
-    top = LongestInterval("run_start -> step_200", runs, 10, 13.6, 15.0)
+    top = LongestInterval("run_start -> step_200", runs, 10, 816.0, 900.0)
     assert rules.longest_interval(profile(longest_intervals=[top])).key == key
 
 
-@pytest.mark.parametrize(("summed", "fires"), [(13.7, True), (13.6, False)])
+@pytest.mark.parametrize(("summed", "fires"), [(816.1, True), (816.0, False)])
 def test_later_windows_outweigh_the_opening_block(summed, fires):
-    top = LongestInterval("run_start -> step_200", 8, 10, 13.6, 15.0)
+    top = LongestInterval("run_start -> step_200", 8, 10, 816.0, 900.0)
     windows = LaterWindows(7, 1.0, 3.0, summed)
     found = rules.later_windows(profile(longest_intervals=[top], later_windows=windows))
     assert (found is not None) == fires
 
 
 def test_later_windows_compare_only_with_an_opening_block():
-    top = LongestInterval("step_200 -> step_400", 8, 10, 1.0, 1.0)
-    assert rules.later_windows(profile(longest_intervals=[top], later_windows=LaterWindows(7, 1, 3, 50))) is None
+    top = LongestInterval("step_200 -> step_400", 8, 10, 60.0, 60.0)
+    assert rules.later_windows(profile(longest_intervals=[top], later_windows=LaterWindows(7, 60, 180, 3000))) is None
 
 
-@pytest.mark.parametrize(("share", "key"), [(5.0, "tail_not_negligible"), (4.99, "tail_negligible")])
+@pytest.mark.parametrize(("share", "key"), [(0.05, "tail_not_negligible"), (0.0499, "tail_negligible")])
 def test_tail_weight(share, key):
-    assert rules.tail_weight(profile(snapshot={"mean_tail_share_percent": share})).key == key
+    assert rules.tail_weight(profile(snapshot={"mean_tail_share": share})).key == key
 
 
 @pytest.mark.parametrize(("ratio", "key"), [(1.5, "task_drives_variation"), (1.49, "tasks_similar")])
 def test_task_spread(ratio, key):
-    tasks = [task("slow", 1.5, ratio=ratio), task("fast", 1.0, ratio=ratio)]
-    assert rules.task_spread(profile(tasks=tasks)).key == key
+    tasks = [task("slow", 5400), task("fast", 3600)]
+    assert rules.task_spread(profile(tasks=tasks, snapshot={"slowest_to_fastest_task_ratio": ratio})).key == key
 
 
 def test_task_spread_needs_two_tasks():
-    assert rules.task_spread(profile(tasks=[task("only", 1.0)])) is None
+    assert rules.task_spread(profile(tasks=[task("only", 3600)])) is None
 
 
-@pytest.mark.parametrize(("slowest_share", "fires"), [(25.0, True), (15.0, True), (25.01, False), (14.99, False)])
-def test_slow_throughout(slowest_share, fires):
-    tasks = [task("slow", 2.0, tail_share=slowest_share), task("fast", 1.0)]
-    found = rules.slow_throughout(profile(tasks=tasks, snapshot={"mean_tail_share_percent": 20.0}))
-    assert (found is not None) == fires
+@pytest.mark.parametrize(("tasks", "named"), [(1, 0), (2, 1), (3, 1), (5, 2), (6, 3), (24, 3)])
+def test_slowest_and_fastest_lists_never_overlap(tasks, named):
+    # three tasks name one slowest and one fastest, never the same task twice
+    found = rules.named_tasks(profile(tasks=[task(f"t{number}", 100 - number) for number in range(tasks)]))
+    assert found == named and 2 * found <= tasks
 
 
-def comparison(speedup: float | None, sources_match: bool | None = True, baseline_runs: int = 5) -> Comparison:
+def comparison(
+    speedup: float | None,
+    sources_match: bool | None = True,
+    baseline_runs: int = 5,
+    matched: float | None = None,
+    mix: bool = False,
+) -> Comparison:
     return Comparison(
-        "base", "base", 10, baseline_runs, 1.0, 2.0, -1.0, speedup, "event_log", "profiler", sources_match
-    )
+        "base", "base", 10, baseline_runs, 3600.0, 7200.0, -3600.0, speedup, "event_log", "profiler", sources_match,
+        0, 2, 10, 3600.0, 7200.0, matched, mix,
+    )  # fmt: skip
 
 
 @pytest.mark.parametrize(
     ("speedup", "key"),
-    [(2.0, "much_faster"), (1.99, "similar_speed"), (0.51, "similar_speed"), (0.5, "much_slower")],
+    [
+        (2.0, "much_faster"),
+        (1.99, "faster"),
+        (1.1, "faster"),
+        (1.0999, "about_the_same"),
+        (1.0, "about_the_same"),
+        (1 / 1.0999, "about_the_same"),
+        (1 / 1.1, "slower"),
+        (0.51, "slower"),
+        (0.5, "much_slower"),
+    ],
 )
-def test_comparison_size(speedup, key):
-    assert rules.comparison_size(profile(comparison=comparison(speedup))).key == key
+def test_the_verdict_is_about_the_same_within_ten_percent(speedup, key):
+    assert rules.baseline_change(profile(comparison=comparison(speedup))).key == key
 
 
-def test_comparison_size_without_baseline_data():
-    assert rules.comparison_size(profile(comparison=comparison(None, None, 0))) is None
+def test_a_different_task_mix_puts_matched_tasks_in_the_headline():
+    # raw means 1.33x slower (0.75) mixing tasks; on matched tasks 1.13x slower (0.883)
+    found = rules.baseline_change(profile(comparison=comparison(0.75, matched=0.883, mix=True)))
+    assert (found.key, found.figures["matched"]) == ("slower", True)
+    # the same figures with the same mix: the raw means are the headline
+    assert rules.baseline_change(profile(comparison=comparison(0.75, matched=0.883))).key == "slower"
+    about = rules.baseline_change(profile(comparison=comparison(0.75, matched=1.05, mix=True)))
+    assert about.key == "about_the_same"
 
 
-@pytest.mark.parametrize(("share", "fires"), [(50.0, True), (49.99, False)])
-def test_dominant_section(share, fires):
-    sections = [ProfileSection("unattributed", 9, 60.0, 1, 2), ProfileSection("train", 1, share, 1, 2)]
-    sections.sort(key=lambda section: section.section == "unattributed")
-    assert (rules.dominant_section(profile(profile_sections=sections)) is not None) == fires
+def test_regressed_tasks_are_named_with_the_change():
+    regressed = TaskComparison("base_conversion", 4, 6, 8930.0, 7090.0, 0.794, True)
+    steady = TaskComparison("list_summation", 1, 6, 2950.0, 2900.0, 0.983, False)
+    found = rules.baseline_change(profile(comparison=comparison(0.75), task_comparisons=[regressed, steady]))
+    assert found.figures["regressed"] == [regressed]
+
+
+def test_no_task_in_common_says_so():
+    none_common = replace(comparison(0.5, mix=True), matched_tasks=0)
+    assert rules.baseline_change(profile(comparison=none_common)).key == "no_common_tasks"
+
+
+def test_no_baseline_or_one_without_runs():
+    assert rules.baseline_change(profile()) is None
+    assert rules.baseline_change(profile(comparison=comparison(None, None, 0))).key == "baseline_without_data"
+
+
+def section(name: str, share: float) -> ProfileSection:
+    return ProfileSection(name, 3600.0 * share, share, 1800.0 * share, 2)
+
+
+def kind(name: str, share: float, zero: int = 0) -> IntervalKind:
+    return IntervalKind(name, 10, zero, 36000.0 * share, share)
+
+
+def test_the_largest_share_is_a_profiler_section_before_a_kind_of_interval():
+    sections = [
+        section("router_sampled_eval_generation", 0.7217),
+        section("train", 0.18),
+        section("unattributed", 0.05),
+    ]
+    kinds = [kind("checkpoint -> checkpoint", 0.58), kind("run_start -> checkpoint", 0.19)]
+    found = rules.largest_share(profile(profile_sections=sections, interval_kinds=kinds))
+    assert (found.key, found.figures["first"].section, found.figures["second"].section) == (
+        "profiler_section",
+        "router_sampled_eval_generation",
+        "train",
+    )
+    found = rules.largest_share(profile(interval_kinds=kinds))
+    assert (found.key, found.figures["first"].interval_kind) == ("interval_kind", "checkpoint -> checkpoint")
+    assert rules.largest_share(profile()).key == "final_tail"
+    assert rules.largest_share(profile(snapshot={"mean_tail_share": None})) is None
+    # unattributed time alone names no section
+    only_unattributed = [section("unattributed", 1.0)]
+    assert rules.largest_share(profile(profile_sections=only_unattributed, interval_kinds=kinds)).key == "interval_kind"
+
+
+def span(runs: int, peak: int, mean: float | None) -> CollectionSpan:
+    from datetime import datetime
+
+    start = datetime(2025, 3, 3, 6, 50)
+    return CollectionSpan(start, start, False, 159480.0, runs, 164520.0, peak, mean, "r", 11400.0, False, 0, None)
+
+
+@pytest.mark.parametrize(
+    ("runs", "peak", "mean", "key"),
+    [
+        (38, 4, 1.03, "one_at_a_time"),  # the sample's v3: 1.03 runs at once on average over 44.3 h
+        (38, 4, 1.4999, "one_at_a_time"),
+        (38, 4, 1.5, "in_parallel"),
+        (14, 1, 1.0, "never_overlapped"),
+        (6, 1, 0.55, "never_overlapped"),  # the faulty fixture's alpha: runs one after another, idle between
+        (1, 1, 1.0, "single_run"),
+    ],
+)
+def test_how_the_sweep_used_its_span(runs, peak, mean, key):
+    assert rules.span_use(profile(span=span(runs, peak, mean))).key == key
+    assert rules.span_use(profile(span=span(runs, peak, None))) is None
+
+
+def live(is_live: bool, running: int, stalled: int, abandoned: int, finish: bool = True) -> LiveProgress:
+    from datetime import datetime
+
+    at = datetime(2025, 3, 10, 12)
+    return LiveProgress(
+        at,
+        is_live,
+        8,
+        1,
+        running,
+        stalled,
+        abandoned,
+        at if finish else None,
+        at if finish else None,
+        at if finish else None,
+        0.85,
+    )  # noqa: E501
+
+
+@pytest.mark.parametrize(
+    ("progress", "key"),
+    [
+        (live(True, 4, 1, 0), "last_finish_estimated"),
+        (live(True, 4, 0, 0, finish=False), "no_finish_estimate"),
+        (live(True, 0, 1, 0, finish=False), "only_stalled_runs"),
+        (live(False, 0, 0, 1, finish=False), "abandoned_only"),
+    ],
+)
+def test_what_is_still_going(progress, key):
+    assert rules.live_sweep(profile(live=progress)).key == key
+
+
+def test_a_finished_sweep_says_nothing_of_running_runs():
+    assert rules.live_sweep(profile(live=live(False, 0, 0, 0, finish=False))) is None
+    assert rules.live_sweep(profile()) is None
+
+
+def summary(scored: int, stragglers: int) -> StragglerSummary:
+    return StragglerSummary(10, scored, stragglers, stragglers, 0, 1.5, 3.5, 3)
+
+
+@pytest.mark.parametrize(
+    ("scored", "stragglers", "key"), [(0, 0, "not_scored"), (10, 0, "none_flagged"), (10, 2, "flagged")]
+)
+def test_stragglers_not_scored_none_or_flagged(scored, stragglers, key):
+    assert rules.stragglers(profile(straggler_summary=summary(scored, stragglers))).key == key
+
+
+def test_the_checkpoint_sentence_only_when_no_section_measured_saving():
+    top = LongestInterval("run_start -> step_200", 6, 10, 816.0, 900.0)
+    assert rules.saving_unmeasured(profile(longest_intervals=[top])).key == "saving_unmeasured"
+    saving = [section("checkpoint_save", 0.4354), section("train_step", 0.5)]
+    assert rules.saving_unmeasured(profile(longest_intervals=[top], profile_sections=saving)) is None
+    assert rules.saving_unmeasured(profile(longest_intervals=[top], profile_sections=[section("Save", 0.1)])) is None
+    assert rules.saving_unmeasured(profile()) is None  # no intervals: nothing to say it of
+
+
+def not_shown_keys(**changes) -> list[str]:
+    shown = profile(**changes)
+    return [finding.key for finding in rules.evaluate(shown).not_shown]
+
+
+def test_sections_with_nothing_to_say_are_listed_on_one_line():
+    assert not_shown_keys(straggler_summary=summary(0, 0)) == [
+        "still_running",
+        "baseline_not_named",
+        "no_profiler_sections",
+        "few_epochs",
+        "not_scored",
+        "one_task",
+    ]
+    shown = not_shown_keys(
+        straggler_summary=summary(10, 2),
+        profile_sections=[section("train", 0.9)],
+        comparison=comparison(2.0),
+        tasks=[task("a", 10), task("b", 20)],
+        live=live(True, 1, 0, 0),
+    )
+    assert shown == ["few_epochs"]
+    assert "baseline_without_runs" in not_shown_keys(comparison=comparison(None, None, 0))
 
 
 def limit_keys(**changes) -> list[str]:
@@ -171,26 +342,24 @@ def limit_keys(**changes) -> list[str]:
 
 
 def test_limits_name_what_the_data_lacks():
-    assert limit_keys() == ["no_profiler_sections", "coarse_attribution_only"]
-    section = ProfileSection("train", 1, 90.0, 1, 2)
-    assert limit_keys(profile_sections=[section], snapshot={"measurement_source": "profiler"}) == [
+    assert limit_keys() == ["coarse_attribution_only"]
+    assert limit_keys(profile_sections=[section("train", 0.9)], snapshot={"measurement_source": "profiler"}) == [
         "profiler_wall_time_only"
     ]
+    assert "coarse_attribution_only" not in limit_keys(profile_sections=[section("train", 0.9)])
     assert "mixed_sources" in limit_keys(snapshot={"measurement_source": "mixed"})
-    assert "no_epoch_end_split" in limit_keys(snapshot={"mean_tail_share_percent": None})
+    assert "no_epoch_end_split" in limit_keys(snapshot={"mean_tail_share": None})
     assert "comparison_sources_differ" in limit_keys(comparison=comparison(2.0, False))
     assert "comparison_sources_differ" not in limit_keys(comparison=comparison(2.0, True))
-    assert "baseline_without_data" in limit_keys(comparison=comparison(None, None, 0))
     assert "excluded_runs" in limit_keys(snapshot={"runs_excluded": 1})
     assert "rejected_lines" in limit_keys(data_quality=replace(QUALITY, rejected=1))
     assert "rejected_lines" not in limit_keys()
-    assert "no_analysed_runs" in limit_keys(snapshot={"runs_analyzed": 0})
     approximation = MarkerApproximation("tensorboard", "run_end taken from the last event", 2, 2)
     assert "approximate_markers" in limit_keys(approximations=[approximation])
 
 
 def epochs(median: float = 50, ratio: float | None = 1.5, ending: int = 0, runs: int = 4) -> EpochSummary:
-    return EpochSummary(runs, ending, 200, median, median, 6.0, 6.0, 7.0, 10.0, 9.0, 6.0, 180.0, ratio)
+    return EpochSummary(runs, ending, 200, median, median, 360.0, 360.0, 420.0, 600.0, 540.0, 360.0, 180.0, ratio)
 
 
 @pytest.mark.parametrize(("median", "fires"), [(5, True), (4.5, False), (1, False)])
@@ -201,8 +370,8 @@ def test_many_epochs_from_the_median_run(median, fires):
 
 
 def test_many_epochs_replace_the_later_windows():
-    top = LongestInterval("run_start -> step_200", 6, 10, 10.0, 12.0)
-    windows = LaterWindows(7, 1.0, 3.0, 50.0)
+    top = LongestInterval("run_start -> step_200", 6, 10, 600.0, 720.0)
+    windows = LaterWindows(7, 60.0, 180.0, 3000.0)
     assert rules.later_windows(profile(longest_intervals=[top], later_windows=windows)) is not None
     assert rules.later_windows(profile(longest_intervals=[top], later_windows=windows, epochs=epochs())) is None
 
@@ -231,7 +400,7 @@ def test_runs_that_end_at_their_final_epoch_end(ending, key):
 
 def test_coinciding_markers_and_whole_epochs():
     kinds = [
-        IntervalKind("epoch_end -> checkpoint", 98, 0, 2.3, 97.9),
+        IntervalKind("epoch_end -> checkpoint", 98, 0, 8280.0, 0.979),
         IntervalKind("checkpoint -> epoch_end", 100, 100, 0.0, 0.0),
         IntervalKind("downtime", 1, 1, 0.0, 0.0),
         IntervalKind("epoch_end -> run_end", 2, 1, 0.0, 0.0),

@@ -92,7 +92,9 @@ def span_use(profile: CollectionProfile) -> Finding | None:
         return None
     if span.runs == 1:
         return Finding("single_run")
-    if span.peak_concurrent_runs == 1 or span.mean_concurrent_runs < ONE_AT_A_TIME_MEAN:
+    if span.peak_concurrent_runs == 1:
+        return Finding("never_overlapped")
+    if span.mean_concurrent_runs < ONE_AT_A_TIME_MEAN:
         return Finding("one_at_a_time")
     return Finding("in_parallel")
 
@@ -115,6 +117,8 @@ def baseline_change(profile: CollectionProfile) -> Finding | None:
         return None
     if comparison.baseline_runs_analyzed == 0:
         return Finding("baseline_without_data")
+    if comparison.has_different_task_mix and comparison.matched_tasks == 0:
+        return Finding("no_common_tasks")
     said = verdict(comparison.headline_speedup)
     if said is None:
         return None

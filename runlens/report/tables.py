@@ -345,6 +345,8 @@ def collections_table(index: IndexData, hrefs: dict[str, str]) -> Table:
     def against(entry) -> str:
         if entry.baseline_collection is None:
             return "n/a"
+        if entry.has_different_task_mix and entry.matched_speedup is None:
+            return "n/a (no task ran on both sides)"
         if entry.has_different_task_mix:
             return f"{units.speedup(entry.matched_speedup)} (matched tasks)"
         return units.speedup(entry.speedup)

@@ -4,15 +4,16 @@ The marts hold durations in seconds, shares as fractions and comparisons as spee
 over collection); this module only formats them (standard library only). The rules, documented in
 rules.md ("Units and precision"):
 
-- A duration is shown in seconds below 90 s, in minutes below 90 min, in hours below 72 h, else in
+- A duration is shown in seconds below 2 min, in minutes below 2 h, in hours below 72 h, else in
   days (`UNIT_LIMITS`). A figure alone takes the unit of its own size; the figures of one column,
   or of one sentence that compares them, share the unit of the largest of them.
 - Digits: three significant digits for the median figure of the group (92.5 s, 13.6 min, 2.48 h;
   1.24 h against 10.25 h), but at most two decimals more than three significant digits of the
   largest need, and more within that bound while two figures of one column that differ by more
   than 0.5% would otherwise print the same (88.5 s against 88.0 s, never two 1.5 min).
-- A share prints as a percentage with one decimal (two significant digits below 1%), and more
-  while two shares that differ by more than 0.5% would print the same.
+- A share prints as a percentage with one decimal (two significant digits below 1%: 0.095%), and
+  more while two shares that differ by more than 0.5% would print the same. Exactly 0 prints as
+  `0%`, and a duration of exactly 0 as `0` with its column's unit.
 - A speedup s (baseline over collection) prints as the factor of the slower side over the faster
   with the word: `8.26x faster` (s = 8.26), `1.33x slower` (s = 0.75): one convention on every page.
 
@@ -24,8 +25,8 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 
-# (unit, seconds per unit, the size below which it is used): 90 s, 90 min, 72 h, then days
-UNIT_LIMITS = (("s", 1.0, 90.0), ("min", 60.0, 5400.0), ("h", 3600.0, 259200.0), ("d", 86400.0, math.inf))
+# (unit, seconds per unit, the size below which it is used): 2 min, 2 h, 72 h, then days
+UNIT_LIMITS = (("s", 1.0, 120.0), ("min", 60.0, 7200.0), ("h", 3600.0, 259200.0), ("d", 86400.0, math.inf))
 SIGNIFICANT_DIGITS = 3
 EXTRA_DECIMALS = 2  # at most this many more decimals to tell neighbours apart
 DIFFERENT_BY = 0.005  # two figures within 0.5% of each other need not print differently
@@ -98,7 +99,11 @@ def duration_columns(*columns: Sequence[float | None], signed: bool | Sequence[b
         decimals = max(decimals, min(_distinct_decimals(values, decimals, per_unit), most))
     return [
         [
-            "n/a" if number is None else f"{_number(number / per_unit, decimals, sign)} {unit}"
+            "n/a"
+            if number is None
+            else f"0 {unit}"
+            if number == 0
+            else f"{_number(number / per_unit, decimals, sign)} {unit}"
             for number in map(_finite, column)
         ]
         for column, sign in zip(columns, signs, strict=True)
@@ -127,28 +132,35 @@ def signed_duration(seconds: float | None) -> str:
     return duration(seconds, signed=True)
 
 
-def _percent_decimals(percentages: list[float]) -> int:
-    smallest = min((abs(p) for p in percentages if p != 0), default=1.0)
-    return max(1, 1 - math.floor(math.log10(smallest))) if smallest < 1 else 1
+def _percent_text(percentage: float, extra: int) -> str:
+    """One decimal from 1% up, two significant digits below (0.095%), exactly 0 as 0%."""
+    if percentage == 0:
+        return "0%"
+    decimals = 1 if abs(percentage) >= 1 else 1 - math.floor(math.log10(abs(percentage)))
+    return f"{_number(percentage, decimals + extra, False)}%"
 
 
 def percent_column(shares: Sequence[float | None]) -> list[str]:
-    """Shares (fractions) as percentages of one column: one decimal, two significant digits
-    below 1%, more while neighbours would print the same."""
-    present = [number * 100 for number in map(_finite, shares) if number is not None]
-    if not present:
-        return ["n/a" for _ in shares]
-    decimals = _distinct_decimals(present, min(_percent_decimals(present), 3))
-    return [
-        "n/a" if number is None else f"{_number(number * 100, decimals, False)}%" for number in map(_finite, shares)
+    """Shares (fractions) as percentages of one column: one decimal from 1% up, two significant
+    digits below, and more decimals (at most EXTRA_DECIMALS) while two shares that differ by more
+    than DIFFERENT_BY would print the same."""
+    present = sorted(number * 100 for number in map(_finite, shares) if number is not None)
+    pairs = [
+        (a, b) for a, b in zip(present, present[1:], strict=False) if abs(b - a) > DIFFERENT_BY * max(abs(a), abs(b))
     ]
+    extra = next(
+        (
+            extra
+            for extra in range(EXTRA_DECIMALS + 1)
+            if all(_percent_text(a, extra) != _percent_text(b, extra) for a, b in pairs)
+        ),
+        EXTRA_DECIMALS,
+    )
+    return ["n/a" if number is None else _percent_text(number * 100, extra) for number in map(_finite, shares)]
 
 
 def percent(share: float | None) -> str:
-    number = _finite(share)
-    if number == 0:
-        return "0%"
-    return percent_column([number])[0]
+    return percent_column([share])[0]
 
 
 def factor(speedup: float) -> float:

@@ -7,9 +7,9 @@ from datetime import datetime
 from runlens.plural import plural
 
 SOURCE_WORDS = {
-    "event_log": "event log (run_start to run_end)",
-    "profiler": "in-process profiler",
-    "mixed": "a mix of event log and profiler",
+    "event_log": "the event log (run_start to run_end)",
+    "profiler": "the in-process profiler",
+    "mixed": "a mix of the event log and the profiler",
 }
 # what each kind of interval usually holds (def_interval_kinds in models/marts/epochs/_epochs__docs.md)
 KIND_WORDS = {
