@@ -71,6 +71,14 @@ def test_paired_columns_share_a_unit():
     assert baselines == ["2.000 h", "2.500 h"]
 
 
+def test_a_column_of_seconds_beside_hours_gives_each_its_own_unit():
+    # the index: a collection of 4.1 s runs beside one of 2.5 h (9000 s, 2,195 times as long):
+    # one unit would print 0.00 h; 6264 s (104.4 min) is below 2 h
+    assert units.duration_column([4.1, 9000, 6264]) == ["4.10 s", "2.50 h", "104 min"]
+    # 99 times as long still shares one unit: 60 s and 5940 s are 1.00 and 99.0 min
+    assert units.duration_column([60, 5940]) == ["1.00 min", "99.00 min"]
+
+
 def test_signed_deltas():
     assert units.signed_duration(270) == "+4.50 min"
     assert units.signed_duration(-6120) == "-102 min"  # 102 min is below 2 h

@@ -63,7 +63,9 @@ matched as (
         sum(runs) as matched_runs,
         sum(runs * mean_wall_seconds) / sum(runs) as matched_mean_wall_seconds,
         sum(runs * baseline_mean_wall_seconds) / sum(runs) as matched_baseline_mean_wall_seconds,
-        max(abs(run_share - baseline_run_share)) as largest_run_share_gap
+        -- the total variation distance of the two task mixes: the share of runs that would have
+        -- to move between tasks to make them equal
+        sum(abs(run_share - baseline_run_share)) / 2 as task_mix_distance
     from matched_pairs
     group by collection
 ),
@@ -93,14 +95,14 @@ final as (
             when matched.matched_mean_wall_seconds > 0
                 then matched.matched_baseline_mean_wall_seconds / matched.matched_mean_wall_seconds
         end as matched_speedup,
-        -- a task on one side only, or a task whose share of the runs differs by more than the var
-        -- (a baseline without analysed runs has no mix to differ from)
+        -- a task on one side only, or mixes further apart than the var (a baseline without
+        -- analysed runs has no mix to differ from)
         coalesce(
             baseline_tasks.tasks is not null
             and (
                 current_tasks.tasks != coalesce(matched.matched_tasks, 0)
                 or baseline_tasks.tasks != coalesce(matched.matched_tasks, 0)
-                or matched.largest_run_share_gap > {{ var('task_mix_share_gap') }}
+                or matched.task_mix_distance > {{ var('task_mix_difference') }}
             ),
             false
         ) as has_different_task_mix

@@ -483,6 +483,11 @@ class CollectionProfile:
         return [position for position in self.position_comparisons if position.difference_rank <= SHOWN_POSITIONS]
 
     @property
+    def has_shared_positions(self) -> bool:
+        """Whether any interval label is on both sides (else the two log other markers)."""
+        return any(position.is_on_both_sides for position in self.position_comparisons)
+
+    @property
     def more_positions(self) -> int:
         return beyond(self.position_comparisons, SHOWN_POSITIONS)
 

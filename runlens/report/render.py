@@ -115,7 +115,7 @@ def charts(profile, findings, folder: Path) -> dict[str, str | None]:
         tasks = [task.task for task in profile.task_epochs]
         write_atomic(folder / EPOCH_CHART_NAME, epoch_duration_png(profile.epoch_positions, tasks))
         written["epoch_chart"] = EPOCH_CHART_NAME
-    if profile.difference_split_possible and profile.shown_positions:
+    if profile.difference_split_possible and profile.has_shared_positions:
         write_atomic(folder / POSITION_CHART_NAME, position_comparison_png(profile.shown_positions))
         written["position_chart"] = POSITION_CHART_NAME
     if profile.segments:

@@ -6,7 +6,9 @@ rules.md ("Units and precision"):
 
 - A duration is shown in seconds below 2 min, in minutes below 2 h, in hours below 72 h, else in
   days (`UNIT_LIMITS`). A figure alone takes the unit of its own size; the figures of one column,
-  or of one sentence that compares them, share the unit of the largest of them.
+  or of one sentence that compares them, share the unit of the largest of them, unless the
+  largest is over 100 times the smallest (`MIXED_SPAN`: runs of seconds beside runs of hours),
+  when each takes its own, so that none prints as 0.00 h.
 - Digits: three significant digits for the median figure of the group (92.5 s, 13.6 min, 2.48 h;
   1.24 h against 10.25 h), but at most two decimals more than three significant digits of the
   largest need, and more within that bound while two figures of one column that differ by more
@@ -30,6 +32,7 @@ UNIT_LIMITS = (("s", 1.0, 120.0), ("min", 60.0, 7200.0), ("h", 3600.0, 259200.0)
 SIGNIFICANT_DIGITS = 3
 EXTRA_DECIMALS = 2  # at most this many more decimals to tell neighbours apart
 DIFFERENT_BY = 0.005  # two figures within 0.5% of each other need not print differently
+MIXED_SPAN = 100  # a column whose largest figure is over 100 times its smallest shows each in its own unit
 SPEEDUP_SAME = 1.1  # within this factor either way, two means are "about the same" (rules.md)
 
 
@@ -88,6 +91,10 @@ def duration_columns(*columns: Sequence[float | None], signed: bool | Sequence[b
     present = [number for column in columns for number in map(_finite, column) if number is not None]
     if not present:
         return [["n/a" for _ in column] for column in columns]
+    nonzero = [abs(number) for number in present if number != 0]
+    if nonzero and max(nonzero) > MIXED_SPAN * min(nonzero):
+        # seconds beside hours: one unit would print the small ones as 0.00 h; each its own
+        return [[duration(number, sign) for number in column] for column, sign in zip(columns, signs, strict=True)]
     largest = max(abs(number) for number in present)
     sizes = sorted(abs(number) for number in present if number != 0) or [largest]
     typical = sizes[(len(sizes) - 1) // 2]  # the median size (the lower middle one)

@@ -130,10 +130,12 @@ final as (
         speedup,
         is_on_both_sides,
         runs * 2 < runs_with_markers or baseline_runs * 2 < baseline_runs_with_markers as is_held_by_few_runs,
-        -- what moved most first: a label on one side only moved by all of its mean
+        -- what moved most first, labels on both sides before those on one side only (which moved
+        -- by all of their mean)
         cast(row_number() over (
             partition by collection
             order by
+                case when is_on_both_sides then 0 else 1 end asc,
                 abs(coalesce(mean_seconds, 0) - coalesce(baseline_mean_seconds, 0)) desc,
                 typical_index asc,
                 label asc
