@@ -10,7 +10,7 @@ a collection (or a pair) per shape, all judged as of the sample's as-of time (20
   40 minutes) and 1 abandoned (silent for two days), with a run whose run_start is misspelt (so
   it is on no page but the index).
 - `history`: a sweep that ended a week before the as-of time, with one run that died then: its
-  run_end is misspelt (`run_ned`), so it never ended; its last event is a week old.
+  run_end is misspelt (`RunEnd`), so it never ended; its last event is a week old.
 - `mix-new` against `mix-old`: 24 tasks; new is 10% faster on every task but ran 6 runs each of
   the 6 slowest tasks and 1 of the others, old 3 of each: the raw means say slower.
 
@@ -149,7 +149,7 @@ def live_runs(raw: Path) -> None:
 
 def history_runs(raw: Path) -> None:
     """history: 8 completed runs, one a day, each 2 hours with 5 checkpoints (2 tasks), ending by
-    2025-03-02; history-09 logs its checkpoints, then `run_ned` on 2025-03-03 12:00: a week
+    2025-03-02; history-09 logs its checkpoints, then `RunEnd` on 2025-03-03 12:00: a week
     before the as-of time, it never ended. A file of its lines holds a checkpoint without a step."""
     folder = raw / "history"
     first = datetime(2025, 2, 22, 8, 0, tzinfo=UTC)
@@ -161,7 +161,7 @@ def history_runs(raw: Path) -> None:
     markers(dead, 1200.0, 5, "history", "long", end=False)
     dead.add("epoch_end", 1200.0, epoch=1, step=500)
     dead.lines.append(
-        json.dumps({"run_id": "history-09", "event": "run_ned", "ts": stamp(dead.clock), "status": "completed"})
+        json.dumps({"run_id": "history-09", "event": "RunEnd", "ts": stamp(dead.clock), "status": "completed"})
     )
     dead.write(folder)
     (folder / "history-09-late.jsonl").write_text(

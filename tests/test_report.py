@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 from conftest import PROJECT
-from markdown_it import MarkdownIt
 from golden_pages import GOLDEN_ROOT, MISMATCHES, assert_matches_golden
+from markdown_it import MarkdownIt
 from pipeline import DATABASE, REPO, build
 from prebuilt import Prebuilds, prebuilt
 
@@ -23,9 +23,9 @@ GOLDEN = GOLDEN_ROOT / "faulty"
 SCRIPT = REPO / "scripts" / "render_report.py"
 
 
-def test_faulty_fixture_matches_golden_files(faulty_db_path, tmp_path):
-    render_reports(faulty_db_path, tmp_path)
-    assert_matches_golden(tmp_path, GOLDEN, MISMATCHES)
+def test_faulty_fixture_matches_golden_files(faulty_build, tmp_path):
+    render_reports(faulty_build.database, tmp_path)
+    assert_matches_golden(tmp_path, GOLDEN, MISMATCHES / "faulty", {str(faulty_build.raw): "<raw folder>"})
 
 
 def test_rendering_twice_gives_identical_bytes(faulty_db_path, tmp_path):
@@ -39,16 +39,28 @@ def test_rendering_twice_gives_identical_bytes(faulty_db_path, tmp_path):
 
 
 def test_golden_figures_are_the_hand_computed_ones():
-    """The gold profile quotes the figures worked out by hand in tests/fixtures/faulty/expected.json."""
+    """The gold profile quotes the figures worked out by hand in tests/fixtures/faulty/expected.json:
+    alpha's means in minutes (2400 s, 2550 s), its speedup against base (0.75: 1.33x slower), and
+    the data quality of its own files only: the five under alpha/ and zz-dupes.jsonl, which holds
+    a duplicate of an alpha line; base/runs.jsonl's rejects are base's."""
     expected = json.loads((REPO / "tests" / "fixtures" / "faulty" / "expected.json").read_text())
     alpha = expected["collections"]["fixture/alpha"]
     page = (GOLDEN / "fixture-alpha" / "profile.md").read_text(encoding="utf-8")
-    assert f"- runs analysed: {alpha['runs_analyzed']}\n" in page
-    assert f"- mean wall time from run_start to run_end: {alpha['mean_wall_seconds'] / 3600:.2f}h\n" in page
-    assert f"- median wall time: {alpha['median_wall_seconds'] / 3600:.2f}h\n" in page
-    assert f"- mean final-tail share of wall time: {alpha['mean_tail_share'] * 100:.2f}%\n" in page
-    assert f"- ratio (baseline mean / this mean): {expected['comparison']['speedup']:.1f}x\n" in page
-    assert "`eval.num_samples`" in page and "**Warning: the measurements differ in kind.**" in page
+    assert f"Collection `fixture/alpha`: {alpha['runs_analyzed']} runs analysed, {alpha['runs_excluded']} excluded" in page
+    mean, median = alpha["mean_wall_seconds"] / 60, alpha["median_wall_seconds"] / 60
+    assert f"| classify | 4 | 2 | {mean:.1f} min | {median:.1f} min |" in page
+    assert f"{1 / expected['comparison']['speedup']:.2f}x slower ({mean:.1f} min against 30.0 min" in page
+    assert f"{alpha['mean_tail_share'] * 100:.1f}% of wall time" in page
+    assert "`eval.num_samples`" in page and "The two were measured differently" in page
+    files = [name for name in expected["files"] if name.startswith("alpha/")] + ["zz-dupes.jsonl"]
+    totals = {key: sum(expected["files"][name][key] for name in files) for key in ("lines_read", "accepted", "rejected")}
+    assert f"Over the {len(files)} log files that hold this collection's runs" in page
+    assert f"- lines read: {totals['lines_read']} (plus 4 blank)" in page
+    assert f"- rejected lines: {totals['rejected']} (" in page
+    base = (GOLDEN / "fixture-base" / "profile.md").read_text(encoding="utf-8")
+    base_rejected = expected["files"]["base/runs.jsonl"]["rejected"]
+    assert f"Over the 1 log file that holds this collection's runs" in base or "Over the 1 log file" in base
+    assert f"- rejected lines: {base_rejected} (" in base
 
 
 HOSTILE_COLLECTION = "x|y `z` <b>bold</b> [link](http://evil.example)"

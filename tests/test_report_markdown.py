@@ -112,7 +112,9 @@ def test_escape_text_exact_outputs():
     assert escape_text("plain name 42") == "plain name 42"
     assert escape_text("v4-base_conversion-05,") == "v4-base_conversion-05,"
     assert escape_text("amnlp/baseline") == "amnlp/baseline"
-    assert escape_text("from-entangled-v2 continuous-v3 beta-schedule") == "from-entangled-v2 continuous-v3 beta-schedule"
+    assert (
+        escape_text("from-entangled-v2 continuous-v3 beta-schedule") == "from-entangled-v2 continuous-v3 beta-schedule"
+    )
     assert escape_text("x|y `z` <b>") == "x\\|y \\`z\\` \\<b>"
     assert escape_text("[click](http://evil)") == "\\[click\\](http://evil)"
     assert escape_text("a\r\n\tb\nc") == "a b c"

@@ -14,7 +14,7 @@ final as (
         file_path,
         line_number,
         raw_text,
-        run_id,
+        rejected_run_id as run_id,
         reject_reason,
         event_type as event_name,
         resembles_event_type

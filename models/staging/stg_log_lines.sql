@@ -164,6 +164,10 @@ event_lines as (
         is_other_event,
         case when reject_reason is not null or is_other_event then raw_text end as raw_text,
         case when reject_reason is null then run_id end as run_id,
+        -- the run a rejected line names, so a page of that run's collection counts the loss
+        case
+            when reject_reason is not null and run_id_kind = 'string' and run_id != '' then run_id
+        end as rejected_run_id,
         case
             when reject_reason is null or reject_reason = 'unknown_event' then event_type
         end as event_type,
@@ -220,6 +224,7 @@ final as (
         is_other_event,
         raw_text,
         run_id,
+        rejected_run_id,
         event_type,
         resembles_event_type,
         event_at,

@@ -63,8 +63,19 @@ def timeline_png(segments: list[RunSegment], as_of: datetime | None) -> bytes:
         axes.invert_yaxis()
         axes.set_xlim(left=0)
         duration_axis(axes.xaxis, unit)
-        legend = "dashed: the as-of time; > running, red x stalled, grey x abandoned" if as_of else "grey x: abandoned"
-        axes.set_xlabel(f"{UNIT_NAMES[unit]} since the first run_start ({legend})")
+        states = {segment.live_status for segment in segments}
+        marks = [
+            mark
+            for mark, shown in (
+                ("dashed: the as-of time", as_of is not None),
+                ("> running", any(segment.is_open for segment in segments)),
+                ("red x stalled", "stalled" in states),
+                ("grey x abandoned", "abandoned" in states),
+            )
+            if shown
+        ]
+        legend = f" ({'; '.join(marks)})" if marks else ""
+        axes.set_xlabel(f"{UNIT_NAMES[unit]} since the first run_start{legend}")
         axes.set_title("Runs over time, by task")
         handles = [Patch(color=colours[task], label=short_label(task)) for task in tasks]
         axes.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=7, frameon=False)
