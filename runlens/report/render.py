@@ -23,7 +23,7 @@ from runlens.report.data import CollectionSummary, IndexData, load_index, load_p
 from runlens.report.files import remove_stale_pages, remove_unwritten, safe_path, write_atomic
 from runlens.report.markdown import escape_code, escape_text, unique_slugs
 from runlens.report.timeline import timeline_png
-from runlens.report.words import KIND_WORDS, PART_WORDS, REASON_WORDS, SOURCE_WORDS, time
+from runlens.report.words import KIND_WORDS, REASON_WORDS, SOURCE_WORDS, time
 
 TEMPLATES = Path(__file__).with_name("templates")
 # every mart declared below models/marts: a database that lacks one was built by another version
@@ -81,7 +81,6 @@ def environment() -> jinja2.Environment:
         multiple=units.multiple,
         decimal=units.decimal,
         time=time,
-        part_name=lambda part: PART_WORDS.get(part, escape_text(part)),
         kind_holds=lambda kind: KIND_WORDS.get(kind, "n/a"),
         source=lambda code: SOURCE_WORDS.get(code, "n/a") if code else "n/a",
         reason=lambda code: REASON_WORDS.get(code, escape_text(code)),

@@ -145,22 +145,25 @@ def comparison_table(profile: CollectionProfile) -> Table:
     )
 
 
+def against_baseline_columns(rows) -> list[tuple[str, bool, list[str]]]:
+    """The columns a task against its baseline shows (cmp_task_runtime rows): runs on both sides,
+    the two means in one unit, the speedup with its word."""
+    means, baseline_means = units.duration_columns(
+        [row.mean_wall_seconds for row in rows], [row.baseline_mean_wall_seconds for row in rows]
+    )
+    return [
+        ("task", False, texts(row.task for row in rows)),
+        ("runs", True, counts(row.runs for row in rows)),
+        ("baseline runs", True, counts(row.baseline_runs for row in rows)),
+        ("mean wall", True, means),
+        ("baseline mean wall", True, baseline_means),
+        ("vs baseline", True, [units.speedup(row.speedup) for row in rows]),
+    ]
+
+
 def task_comparison_table(profile: CollectionProfile) -> Table:
     tasks = profile.shown_task_comparisons
-    means, baseline_means = units.duration_columns(
-        [task.mean_wall_seconds for task in tasks], [task.baseline_mean_wall_seconds for task in tasks]
-    )
-    return table(
-        [
-            ("task", False, texts(task.task for task in tasks)),
-            ("runs", True, counts(task.runs for task in tasks)),
-            ("baseline runs", True, counts(task.baseline_runs for task in tasks)),
-            ("mean wall", True, means),
-            ("baseline mean wall", True, baseline_means),
-            ("vs baseline", True, [units.speedup(task.speedup) for task in tasks]),
-            ("regressed", False, yes_no(task.is_regression for task in tasks)),
-        ]
-    )
+    return table([*against_baseline_columns(tasks), ("regressed", False, yes_no(task.is_regression for task in tasks))])
 
 
 def parts_table(profile: CollectionProfile) -> Table:
@@ -371,20 +374,7 @@ def collections_table(index: IndexData, hrefs: dict[str, str]) -> Table:
 
 def regressions_table(index: IndexData) -> Table:
     rows = index.regressions
-    means, baseline_means = units.duration_columns(
-        [row.mean_wall_seconds for row in rows], [row.baseline_mean_wall_seconds for row in rows]
-    )
-    return table(
-        [
-            ("collection", False, codes(row.collection for row in rows)),
-            ("task", False, texts(row.task for row in rows)),
-            ("runs", True, counts(row.runs for row in rows)),
-            ("baseline runs", True, counts(row.baseline_runs for row in rows)),
-            ("mean wall", True, means),
-            ("baseline mean wall", True, baseline_means),
-            ("vs baseline", True, [units.speedup(row.speedup) for row in rows]),
-        ]
-    )
+    return table([("collection", False, codes(row.collection for row in rows)), *against_baseline_columns(rows)])
 
 
 def live_collections_table(index: IndexData, hrefs: dict[str, str], titles: dict[str, str]) -> Table:
