@@ -115,5 +115,6 @@ def test_a_chatty_log_builds_with_no_rejects_and_the_right_figures(tmp_path):
     render_reports(database, tmp_path / "reports")
     page = next((tmp_path / "reports").rglob("profile.md")).read_text()
     assert "- other events, of types runlens does not use (kept in `fct_other_events`, not rejected): 2,100" in page
-    assert "(metric 2,000, eval 100)" in page
     assert "- rejected lines: 0" in page and "were rejected" not in page  # no Limits line about rejects
+    index = (tmp_path / "reports" / "index.md").read_text()
+    assert "2,100 other events (metric 2,000, eval 100; kept in `fct_other_events`)" in index

@@ -142,8 +142,9 @@ def test_the_report_shows_the_live_sweep_span_and_timeline(sample_build, tmp_pat
 
     render_reports(sample_build.database, tmp_path)
     page = (tmp_path / "from-entangled-v2-continuous-v4-live" / "profile.md").read_text(encoding="utf-8")
-    live = page[page.index("## Still running") : page.index("## Span and concurrency")]
-    assert "4 running, 1 stalled" in live and "The last running run will likely finish at 2025-03-10 " in live
+    live = page[page.index("## Still running") : page.index("## Against the baseline")]
+    assert "4 running, 1 stalled" in live
+    assert "- 4 runs still running: the last will likely finish at 2025-03-10 " in page  # the answer, first
     order = [line.split("|")[1].strip() for line in live.splitlines() if line.startswith("| `v4-")]
     assert order[0] == "`v4-base_conversion-06`" and "**stalled**" in live
     assert sorted(order[1:]) == sorted(
@@ -157,6 +158,6 @@ def test_the_report_shows_the_live_sweep_span_and_timeline(sample_build, tmp_pat
     png = (tmp_path / "from-entangled-v2-continuous-v4-live" / "timeline.png").read_bytes()
     assert png.startswith(b"\x89PNG")
     index = (tmp_path / "index.md").read_text(encoding="utf-8")
-    assert "(from-entangled-v2-continuous-v4-live/profile.md) | 4 | 1 | 2025-03-10 " in index
+    assert "(from-entangled-v2-continuous-v4-live/profile.md) | 4 | 1 | 0 | 2025-03-10 " in index
     v2 = (tmp_path / "from-entangled-v2-continuous-v2" / "profile.md").read_text(encoding="utf-8")
     assert "## Still running" not in v2 and "## Span and concurrency" in v2

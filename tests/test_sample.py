@@ -272,7 +272,7 @@ def test_stragglers_match_the_oracle(sample_db):
 
 def test_interval_positions_and_their_comparison_match_the_oracle(sample_db):
     """Per position of v3 and v2 (every analysed run with markers, the profiled v2 runs included):
-    runs, mean, median, p90 and p95 by the oracle; v3 against v2 position by position."""
+    runs, mean, median, p90 and p95 by the oracle; v3 against v2 interval label by interval label."""
     positions: dict[str, dict[int, list[float]]] = {}
     for run in ORACLE_RUNS.values():
         if run.status == "completed" and run.collection in (V3, V2):
@@ -291,16 +291,26 @@ def test_interval_positions_and_their_comparison_match_the_oracle(sample_db):
         assert mean == pytest.approx(sum(values) / len(values))
         assert median == pytest.approx(statistics.median(values))
         assert (p90, p95) == (pytest.approx(percentile(values, 0.9)), pytest.approx(percentile(values, 0.95)))
+    # v3 against v2 label by label (a run's labels once each, seconds summed): the labels of either side
+    by_label: dict[str, dict[str, list[float]]] = {}
+    for run in ORACLE_RUNS.values():
+        if run.status == "completed" and run.collection in (V3, V2):
+            ends = [i for i, (label, _) in enumerate(run.intervals) if label.endswith("-> epoch_end")]
+            held: dict[str, float] = {}
+            for label, seconds in run.intervals[: ends[-1] + 1] if ends else []:
+                held[label] = held.get(label, 0.0) + seconds
+            for label, seconds in held.items():
+                by_label.setdefault(run.collection, {}).setdefault(label, []).append(seconds)
     compared = sample_db.execute(
-        "select interval_index, mean_seconds, baseline_mean_seconds, ratio from cmp_interval_positions"
-        " where collection = ?",
+        "select label, runs, baseline_runs, mean_seconds, baseline_mean_seconds, speedup, is_on_both_sides"
+        " from cmp_interval_positions where collection = ?",
         [V3],
     ).fetchall()
-    assert {row[0] for row in compared} == set(positions[V3]) & set(positions[V2])
-    for index, mean, baseline, ratio in compared:
-        want, want_baseline = (sum(v) / len(v) for v in (positions[V3][index], positions[V2][index]))
-        assert (mean, baseline, ratio) == (
-            pytest.approx(want),
-            pytest.approx(want_baseline),
-            pytest.approx(want / want_baseline),
-        )
+    assert {row[0] for row in compared} == set(by_label[V3]) | set(by_label[V2])
+    for label, runs, baseline_runs, mean, baseline, speedup, both in compared:
+        mine, theirs = by_label[V3].get(label, []), by_label[V2].get(label, [])
+        assert (runs, baseline_runs, both) == (len(mine), len(theirs), bool(mine and theirs)), label
+        want = sum(mine) / len(mine) if mine else None
+        want_baseline = sum(theirs) / len(theirs) if theirs else None
+        assert (mean, baseline) == (pytest.approx(want), pytest.approx(want_baseline)), label
+        assert speedup == (pytest.approx(want_baseline / want) if mine and theirs else None), label

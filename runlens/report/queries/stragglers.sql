@@ -14,9 +14,7 @@ select
     stragglers.has_outlier_interval
 from fct_run_stragglers as stragglers
 left join fct_run_intervals as intervals
-    on
-        stragglers.run_id = intervals.run_id
-        and stragglers.worst_interval_index = intervals.interval_index
+    on stragglers.run_id = intervals.run_id and stragglers.worst_interval_index = intervals.interval_index
 where stragglers.collection = $collection and stragglers.is_straggler
 order by
     stragglers.wall_to_task_median desc nulls last,
