@@ -1,7 +1,7 @@
 """Units and precision that fit the magnitude (runlens/report/units.py, rules.md "Units and
 precision"). Every expected string below is worked out by hand from the rule, not copied from
 the code: seconds below 2 min, minutes below 2 h, hours below 72 h, else days; three significant
-digits of the median figure; more decimals (at most two) while figures that differ by more than
+digits at the geometric middle of the smallest and largest figures; more decimals (at most two) while figures that differ by more than
 0.5% would print the same."""
 
 from __future__ import annotations
@@ -59,14 +59,14 @@ def test_a_sentence_compares_in_one_unit():
     # the first epoch (92.5 s) against the later epochs' median (87.5 s): seconds both, never
     # "1.5 min" beside "+5 s"
     assert units.durations(92.5, 87.5) == ["92.5 s", "87.5 s"]
-    # 1.24 h against 10.25 h (4464 s, 36900 s): the median figure, 1.24 h, gets three digits
+    # 1.24 h against 10.25 h (4464 s, 36900 s): their geometric middle, 3.57 h, gets three digits
     assert units.durations(4464, 36900) == ["1.24 h", "10.25 h"]
 
 
 def test_paired_columns_share_a_unit():
     means, baselines = units.duration_columns([600, 660], [7200, 9000])
-    # the largest, 9000 s, is 2.5 h: hours; the median of 600, 660, 7200, 9000 (lower middle:
-    # 660 s = 0.1833 h) needs three decimals
+    # the largest, 9000 s, is 2.5 h: hours; the geometric middle of 600 and 9000 s (0.645 h)
+    # needs three decimals
     assert means == ["0.167 h", "0.183 h"]
     assert baselines == ["2.000 h", "2.500 h"]
 

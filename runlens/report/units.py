@@ -9,9 +9,9 @@ rules.md ("Units and precision"):
   or of one sentence that compares them, share the unit of the largest of them, unless the
   largest is over 100 times the smallest (`MIXED_SPAN`: runs of seconds beside runs of hours),
   when each takes its own, so that none prints as 0.00 h.
-- Digits: three significant digits for the median figure of the group (92.5 s, 13.6 min, 2.48 h;
-  1.24 h against 10.25 h), but at most two decimals more than three significant digits of the
-  largest need, and more within that bound while two figures of one column that differ by more
+- Digits: three significant digits at the geometric middle of the group's smallest and largest
+  figures (92.5 s, 13.6 min, 2.48 h; 1.24 h against 10.25 h), but at most two decimals more than
+  three significant digits of the largest need, and more within that bound while two figures of one column that differ by more
   than 0.5% would otherwise print the same (88.5 s against 88.0 s, never two 1.5 min).
 - A share prints as a percentage with one decimal (two significant digits below 1%: 0.095%), and
   more while two shares that differ by more than 0.5% would print the same. Exactly 0 prints as
@@ -83,8 +83,9 @@ def _distinct_decimals(values: list[float], decimals: int, scale: float = 1.0) -
 
 def duration_columns(*columns: Sequence[float | None], signed: bool | Sequence[bool] = False) -> list[list[str]]:
     """Columns of durations (seconds) that sit side by side and compare (a collection's means and
-    its baseline's): one unit, the largest figure's; decimals for three significant digits of the
-    median figure, at most EXTRA_DECIMALS beyond those of the largest, and more (within that bound)
+    its baseline's): one unit, the largest figure's; decimals for three significant digits at the
+    geometric middle of the smallest and largest figures, at most EXTRA_DECIMALS beyond those of
+    the largest, and more (within that bound)
     while two different figures of one column would print the same. `signed` (one flag, or
     one per column) puts + before positive figures (a delta)."""
     signs = [signed] * len(columns) if isinstance(signed, bool) else list(signed)
@@ -97,7 +98,7 @@ def duration_columns(*columns: Sequence[float | None], signed: bool | Sequence[b
         return [[duration(number, sign) for number in column] for column, sign in zip(columns, signs, strict=True)]
     largest = max(abs(number) for number in present)
     sizes = sorted(abs(number) for number in present if number != 0) or [largest]
-    typical = sizes[(len(sizes) - 1) // 2]  # the median size (the lower middle one)
+    typical = math.sqrt(sizes[0] * sizes[-1])  # the geometric middle of the smallest and the largest
     unit, per_unit = unit_for(largest)
     most = base_decimals(largest / per_unit) + EXTRA_DECIMALS
     decimals = min(base_decimals(typical / per_unit), most)
