@@ -12,12 +12,13 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 
+from runlens.project import sample_dir
+
 AS_OF_VARIABLE = "RUNLENS_AS_OF"
 # The bundled sample's live collection (scripts/generate_sample.py) is a sweep in progress at this
 # instant: a build of the sample with nothing pinned is pinned to it (scripts/build.py), and so
 # are the tests' builds (tests/pipeline.py), so its figures are the same whenever it is built.
 SAMPLE_AS_OF = "2025-03-10T12:00:00Z"
-SAMPLE_DIR = Path(__file__).resolve().parents[2] / "data" / "sample"
 
 
 class AsOfError(ValueError):
@@ -49,7 +50,7 @@ def sample_pin(raw_dir: str | Path, environ: Mapping[str, str]) -> dict[str, str
     if environ.get(AS_OF_VARIABLE, "").strip():
         return {}
     try:
-        is_sample = Path(raw_dir).resolve() == SAMPLE_DIR
+        is_sample = Path(raw_dir).resolve() == sample_dir().resolve()
     except OSError:
         return {}
     return {AS_OF_VARIABLE: SAMPLE_AS_OF} if is_sample else {}
