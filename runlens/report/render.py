@@ -9,6 +9,7 @@ point the build at logs.
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -190,13 +191,20 @@ def render_profile(env, connection, summary: CollectionSummary, folder: Path) ->
     return page
 
 
-def render_reports(db_path: Path, out_dir: Path, collection: str | None = None) -> list[Path]:
-    """Write one profile per collection (or the one named) and, for all collections, index.md."""
+def render_reports(
+    db_path: Path, out_dir: Path, collection: str | None = None, only: Collection[str] | None = None
+) -> list[Path]:
+    """Write one profile per collection (or the one named) and, for all collections, index.md;
+    with `only`, the profiles of those collections alone beside the index (runlens watch)."""
     connection = open_marts(db_path)
     try:
         summaries = load_collections(connection)
         slugs = unique_slugs(summary.collection for summary in summaries)
-        chosen = [summary for summary in summaries if collection in (None, summary.collection)]
+        chosen = [
+            summary
+            for summary in summaries
+            if collection in (None, summary.collection) and (only is None or summary.collection in only)
+        ]
         if collection is not None and not chosen:
             known = ", ".join(summary.collection for summary in summaries) or "none"
             raise ReportError(f"no collection named {collection!r} in {db_path} (known: {known})")
