@@ -19,6 +19,7 @@ from pathlib import Path
 from runlens import __version__, importing, profile, reporting, watch
 from runlens import build as building
 from runlens.dbt_session import DbtSession
+from runlens.project import ProjectNotFound
 
 
 def add_build_arguments(parser: argparse.ArgumentParser) -> None:
@@ -64,7 +65,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = root.parse_args(argv)
     try:
         return COMMANDS[args.command][2](args, subparsers[args.command])
-    except building.UsageError as error:
+    except (building.UsageError, ProjectNotFound) as error:
         print(f"runlens: {error}", file=sys.stderr)
         return 2
 

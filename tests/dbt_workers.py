@@ -76,7 +76,9 @@ class Worker:
             self.connection.send(job)
             done = self.connection.recv()
         except (EOFError, OSError, BrokenPipeError) as error:
-            raise WorkerDied(f"the dbt worker (pid {self.process.pid}) died running {list(job.args)}: {error!r}")
+            raise WorkerDied(
+                f"the dbt worker (pid {self.process.pid}) died running {list(job.args)}: {error!r}"
+            ) from error
         if job.project in self.projects:
             self.projects.remove(job.project)
         self.projects = [*self.projects, job.project][-SESSIONS_PER_WORKER:]

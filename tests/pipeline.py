@@ -41,6 +41,8 @@ PROJECT_PARTS = (
     "tests/singular",
 )
 DBT = Path(sys.executable).with_name("dbt")
+# the installed command (the venv's, from this checkout: make installs it editable)
+RUNLENS = Path(sys.executable).with_name("runlens")
 DATABASE = "runlens.duckdb"
 # A refresh as `runlens build` runs it (runlens/build.py REFRESH): the models and every data test.
 # dbt's unit tests check the SQL against fixed inputs, the same whatever the logs: they run where
@@ -194,3 +196,16 @@ def rounded(rows: list[tuple]) -> list[tuple]:
     incremental build against a full one) may differ in the last bit, which is no difference in
     any figure."""
     return [tuple(float(f"{value:.12g}") if isinstance(value, float) else value for value in row) for row in rows]
+
+
+def runlens_command(*args, env: dict | None = None, cwd: Path | None = None, **options) -> subprocess.CompletedProcess:
+    """Run the `runlens` command as a user does, in a process of its own (output captured)."""
+    return subprocess.run(
+        [str(RUNLENS), *map(str, args)],
+        env={**os.environ, **(env or {})},
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        check=False,
+        **options,
+    )

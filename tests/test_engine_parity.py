@@ -26,7 +26,7 @@ import pytest
 from engines.connections import postgres_connection, postgres_settings
 from engines.parity import compare, load_marts, read_duckdb, read_postgres, read_spark
 from engines.raw_loader import load
-from pipeline import DATABASE, REPO, Project, run_dbt
+from pipeline import DATABASE, REPO, UNIT_TESTS, Project, run_dbt
 from prebuilt import Prebuilds, prebuilt
 
 FAULTY = REPO / "tests" / "fixtures" / "faulty"
@@ -130,7 +130,7 @@ def every_dataset(builds: Prebuilds) -> Path:
 def duckdb_reference(builds: Prebuilds) -> tuple[subprocess.CompletedProcess, dict]:
     """`dbt build` (unit tests included) over every dataset on DuckDB, and its marts."""
     database = builds.mktemp("engines_duckdb") / DATABASE
-    result = run_dbt(ENGINES_PROJECT, every_dataset(builds), database, "build")
+    result = run_dbt(ENGINES_PROJECT, every_dataset(builds), database, "build", *UNIT_TESTS)
     return result, (read_duckdb(database, MARTS) if result.returncode == 0 else {})
 
 
@@ -146,7 +146,9 @@ def postgres_build(builds: Prebuilds) -> tuple[subprocess.CompletedProcess, dict
     connection.close()
     assert summary.loaded_files == summary.files > 0
     database = builds.mktemp("engines_postgres") / "unused.duckdb"
-    result = run_dbt(ENGINES_PROJECT, raw, database, "build", "--target", "postgres", env={"RUNLENS_PG_SCHEMA": SCHEMA})
+    result = run_dbt(
+        ENGINES_PROJECT, raw, database, "build", *UNIT_TESTS, "--target", "postgres", env={"RUNLENS_PG_SCHEMA": SCHEMA}
+    )
     return result, (read_postgres(postgres_settings(SCHEMA), MARTS) if result.returncode == 0 else {})
 
 
@@ -165,7 +167,9 @@ def spark_build(builds: Prebuilds) -> tuple[subprocess.CompletedProcess, dict] |
         # it never reaches, and collecting garbage in parallel: the quick compiler only, a serial GC
         "JAVA_TOOL_OPTIONS": "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC",
     }
-    result = run_dbt(ENGINES_PROJECT, raw, folder / "unused.duckdb", "build", "--target", "spark", env=environment)
+    result = run_dbt(
+        ENGINES_PROJECT, raw, folder / "unused.duckdb", "build", *UNIT_TESTS, "--target", "spark", env=environment
+    )
     return result, (read_spark(folder / "warehouse", "runlens", MARTS) if result.returncode == 0 else {})
 
 
