@@ -45,7 +45,7 @@ def serve(connection) -> None:
         job = connection.recv()
         if job is None:
             break
-        session = sessions.pop(job.project, None) or DbtSession(Path(job.project), work=Path(job.project) / ".runlens")
+        session = sessions.pop(job.project, None) or DbtSession(Path(job.project), work=Path(job.project))
         sessions[job.project] = session
         while len(sessions) > SESSIONS_PER_WORKER:
             sessions.popitem(last=False)[1].close()

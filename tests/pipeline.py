@@ -155,7 +155,7 @@ def dbt_process(project: Path, raw_dir: Path, database: Path, *args: str, env: d
     into database (its folder made if missing)."""
     database.parent.mkdir(parents=True, exist_ok=True)
     environment_ = environment(raw_dir, database, {"DBT_PROFILES_DIR": str(project), **(env or {})})
-    command = [str(DBT), *args, "--project-dir", str(project), "--target-path", str(project / ".runlens" / "cli")]
+    command = [str(DBT), *args, "--project-dir", str(project)]
     return {"args": command, "cwd": database.parent, "env": environment_}
 
 
