@@ -59,7 +59,8 @@ def collection_hashes(database: Path) -> dict[str, int]:
     if not database.exists():
         return {}
     parts = [
-        f"select collection, sum(hash(rows)::hugeint) as rows_hash from {mart} as rows group by collection"
+        f"select collection, sum(hash(rows)::hugeint) as rows_hash from {mart} as rows"
+        " where collection is not null group by collection"
         for mart in collection_mart_names()
     ]
     query = "select collection, sum(rows_hash) from (" + " union all ".join(parts) + ") group by collection"  # noqa: S608 (mart names from the project's own YAML)
