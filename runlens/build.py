@@ -31,6 +31,7 @@ a file in runlens' cache folder (runlens.project), or to the terminal with -v.
 from __future__ import annotations
 
 import fcntl
+import json
 import os
 import shutil
 import sys
@@ -136,6 +137,20 @@ def show_failure(invocation: Invocation, session: DbtSession, err: TextIO) -> No
     print(f"(dbt's log: {session.log_path / 'dbt.log'})", file=err)
 
 
+def write_timings(path: Path, invocations: list[Invocation]) -> None:
+    """dbt's elapsed time and each node's seconds, in the shape of dbt's run_results.json (what the
+    benchmark reads: scripts/benchmark/measure.py where_time_goes), without dbt writing its
+    artifacts."""
+    last = invocations[-1]
+    results = [
+        {"unique_id": node.unique_id, "status": node.status, "execution_time": node.execution_seconds}
+        for node in last.results
+    ]
+    parsed = [invocation.parsed for invocation in invocations]
+    document = {"elapsed_time": last.elapsed_seconds, "parsed": parsed, "results": results}
+    path.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
+
+
 def build(
     logs: str | Path | None = None,
     db: str | Path | None = None,
@@ -143,12 +158,13 @@ def build(
     *,
     session: DbtSession | None = None,
     reports: str | None = None,
+    timings: Path | None = None,
     out: TextIO | None = None,
     err: TextIO | None = None,
 ) -> BuildOutcome:
     """Build the marts of the logs into the database; raises UsageError on a user mistake.
     reports is the summary's last line (where the pages are, or how to write them); None prints
-    no summary."""
+    no summary. timings: a file for dbt's elapsed time and each node's seconds."""
     out, err = out or sys.stdout, err or sys.stderr
     raw, database = raw_folder(logs), database_path(db)
     has_logs = check_inputs(raw, database)
@@ -179,6 +195,8 @@ def build(
             except BaseException:
                 building.unlink(missing_ok=True)
                 raise
+            if timings is not None:
+                write_timings(timings, outcome.invocations)
             if isinstance(invocation.error, KeyboardInterrupt):
                 building.unlink(missing_ok=True)
                 raise KeyboardInterrupt

@@ -26,6 +26,9 @@ def add_build_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--logs", type=Path, help="the raw log folder (default: $RUNLENS_RAW_DIR, else the sample)")
     parser.add_argument("--db", type=Path, help="the database (default: $RUNLENS_DB, else runlens.duckdb)")
     parser.add_argument("-v", "--verbose", action="store_true", help="show dbt's log (else it goes to a file)")
+    parser.add_argument(
+        "--timings", type=Path, metavar="FILE", help="write dbt's elapsed time and each node's seconds (JSON)"
+    )
     parser.add_argument("dbt_args", nargs="*", metavar="-- DBT BUILD OPTIONS", help="passed to dbt build")
 
 
@@ -34,7 +37,12 @@ def run_build(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     command = "runlens report" + (f" --db {database}" if args.db else "")
     with DbtSession(verbose=args.verbose) as session:
         outcome = building.build(
-            args.logs, args.db, args.dbt_args, session=session, reports=f"not written yet: {command}"
+            args.logs,
+            args.db,
+            args.dbt_args,
+            session=session,
+            reports=f"not written yet: {command}",
+            timings=args.timings,
         )
     return outcome.returncode
 

@@ -270,8 +270,8 @@ class DbtSession:
                     invocation.errors.append(info.msg)
 
         runner = dbtRunner(manifest=manifest, callbacks=[listen])
-        try:
-            return runner.invoke([*args, *self.common_options()])
+        try:  # the caller's options last: they win over the session's (`--write-json`, say)
+            return runner.invoke([args[0], *self.common_options(), *args[1:]])
         finally:
             release_database()
 
