@@ -18,7 +18,6 @@ from pathlib import Path
 
 from runlens.build import database_path
 from runlens.plural import plural
-from runlens.report.render import ReportError, render_reports
 
 DEFAULT_OUT = Path("reports")
 
@@ -36,6 +35,8 @@ def report(
 ) -> int:
     """Render the pages (all, one collection's, or the index and the profiles of collections);
     the exit status, a mistake said in one line."""
+    from runlens.report.render import ReportError, render_reports  # matplotlib: only when rendering
+
     database = database_path(db)
     try:
         written = render_reports(database, out, collection, collections)

@@ -30,10 +30,8 @@ import duckdb
 from runlens import build as building
 from runlens.build_summary import Lines, Runs, fetch
 from runlens.dbt_session import DbtSession
-from runlens.mart_catalog import collection_mart_names
 from runlens.plural import plural
 from runlens.raw_logs.listing import RawFolderError, list_log_files
-from runlens.report.render import ReportError, render_reports
 from runlens.reporting import DEFAULT_OUT
 
 SHOWN_COLLECTIONS = 3
@@ -58,6 +56,8 @@ def collection_hashes(database: Path) -> dict[str, int]:
     first build."""
     if not database.exists():
         return {}
+    from runlens.mart_catalog import collection_mart_names
+
     parts = [
         f"select collection, sum(hash(rows)::hugeint) as rows_hash from {mart} as rows"
         " where collection is not null group by collection"
@@ -103,6 +103,7 @@ class Watcher:
 
     def refresh(self, state: tuple) -> bool:
         """Build and render; False when the build failed (the database is as it was)."""
+        from runlens.report.render import ReportError, render_reports
         started = time.perf_counter()
         files_changed = len(set(state) ^ set(self.state))
         self.state = state

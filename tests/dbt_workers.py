@@ -42,7 +42,10 @@ def serve(connection) -> None:
 
     sessions: OrderedDict[str, DbtSession] = OrderedDict()
     while True:
-        job = connection.recv()
+        try:
+            job = connection.recv()
+        except (EOFError, OSError):  # the test session is gone
+            break
         if job is None:
             break
         session = sessions.pop(job.project, None) or DbtSession(Path(job.project), work=Path(job.project))
@@ -58,7 +61,10 @@ def serve(connection) -> None:
             done = Done(invocation.returncode, output, tuple(invocation.events), invocation.parsed)
         except Exception as error:  # noqa: BLE001 (the test that asked sees it)
             done = Done(2, f"the dbt worker failed: {error!r}\n", (), None)
-        connection.send(done)
+        try:
+            connection.send(done)
+        except (BrokenPipeError, OSError):
+            break
     for session in sessions.values():
         session.close()
 
