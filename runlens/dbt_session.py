@@ -270,8 +270,9 @@ class DbtSession:
                     invocation.errors.append(info.msg)
 
         runner = dbtRunner(manifest=manifest, callbacks=[listen])
-        try:  # the caller's options last: they win over the session's (`--write-json`, say)
-            return runner.invoke([args[0], *self.common_options(), *args[1:]])
+        words = next((index for index, arg in enumerate(args) if arg.startswith("-")), len(args))
+        try:  # the command's words (`docs generate`), the session's options, then the caller's, which win
+            return runner.invoke([*args[:words], *self.common_options(), *args[words:]])
         finally:
             release_database()
 

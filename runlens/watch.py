@@ -92,18 +92,19 @@ def refresh_line(database: Path, seconds: float, files_changed: int, rendered: l
 class Watcher:
     """One raw folder, one database, one folder of pages, one dbt session."""
 
-    def __init__(self, logs, db, out: Path, session: DbtSession, say: Callable[[str], None] = print) -> None:
+    def __init__(self, logs, db, out: Path, session: DbtSession, say: Callable[[str], None] | None = None) -> None:
         self.raw = building.raw_folder(logs)
         self.database = building.database_path(db)
         self.out = out
         self.session = session
-        self.say = say
+        self.say = say or (lambda line: print(line, flush=True))  # one line per refresh, as it happens
         self.state: tuple = ()
         self.refreshes = 0
 
     def refresh(self, state: tuple) -> bool:
         """Build and render; False when the build failed (the database is as it was)."""
         from runlens.report.render import ReportError, render_reports
+
         started = time.perf_counter()
         files_changed = len(set(state) ^ set(self.state))
         self.state = state
