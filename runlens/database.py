@@ -38,6 +38,13 @@ def quoted(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
+def attaches_database(credentials) -> bool:
+    """Whether a connection is dbt's over the profile that names no file (profiles.yml): not one
+    that other code opens on a file of its own and gives the plugin's functions (the benchmark's
+    fair floor)."""
+    return credentials is not None and credentials.path == ":memory:" and credentials.database == CATALOG
+
+
 def attach_database(conn) -> None:
     """Attach the database file as the catalog dbt writes (and spill beside it), with the limits."""
     path = database_path()

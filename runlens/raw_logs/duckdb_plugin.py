@@ -28,7 +28,7 @@ import os
 import duckdb
 from dbt.adapters.duckdb.plugins import BasePlugin
 
-from runlens.database import attach_database, use_database
+from runlens.database import attach_database, attaches_database, use_database
 from runlens.raw_logs.as_of import AsOfError, pinned_as_of
 from runlens.raw_logs.handover import remove_staged_texts, stage_texts
 from runlens.raw_logs.listing import RawFolderError, list_log_files, raw_dir
@@ -85,7 +85,8 @@ def removed_staged_log_texts(text_paths: list[str] | None) -> int:
 
 class Plugin(BasePlugin):
     def configure_connection(self, conn):
-        attach_database(conn)  # the database file, resolved now (runlens/database.py)
+        if attaches_database(self.creds):  # dbt's connection: the database file, resolved now
+            attach_database(conn)
         conn.create_function(
             "runlens_list_log_files",
             log_files,
@@ -120,4 +121,5 @@ class Plugin(BasePlugin):
         )
 
     def configure_cursor(self, cursor):
-        use_database(cursor)
+        if attaches_database(self.creds):
+            use_database(cursor)
