@@ -16,7 +16,7 @@ from runlens.project import sample_dir
 
 AS_OF_VARIABLE = "RUNLENS_AS_OF"
 # The bundled sample's live collection (scripts/generate_sample.py) is a sweep in progress at this
-# instant: a build of the sample with nothing pinned is pinned to it (scripts/build.py), and so
+# instant: a build of the sample with nothing pinned is pinned to it (runlens/build.py), and so
 # are the tests' builds (tests/pipeline.py), so its figures are the same whenever it is built.
 SAMPLE_AS_OF = "2025-03-10T12:00:00Z"
 

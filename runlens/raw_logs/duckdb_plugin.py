@@ -1,6 +1,8 @@
 """The dbt-duckdb plugin that lets SQL read the raw folder (profiles.yml, `plugins`).
 
-On every DuckDB connection dbt opens, it registers:
+On dbt's connection it first attaches the database file, RUNLENS_DB read at that moment, as the
+catalog the profile names (runlens/database.py: so the database is no part of what dbt parses),
+and on every DuckDB connection dbt opens, it registers:
 
 - `runlens_list_log_files()`: every log file below the raw folder (listing.py), as a list of
   structs with file_path, absolute_path, size_bytes, modified_at, is_gzip and file_fingerprint.
@@ -17,7 +19,7 @@ On every DuckDB connection dbt opens, it registers:
 
 The listing raises RawFolderError on a user mistake (a raw folder that does not exist, is a file
 or cannot be read) with one line that says what to do. DuckDB and then dbt put their own words
-before a function's error, so the plugin puts that line, prefixed `runlens: ` as scripts/build.py
+before a function's error, so the plugin puts that line, prefixed `runlens: ` as `runlens build`
 prints it, on a line of its own in the error dbt shows for stg_log_lines.
 """
 
