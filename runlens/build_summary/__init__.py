@@ -1,15 +1,16 @@
 """The few lines `runlens build` ends with: what a person can use from the build (issue 21).
 
-    runlens: built runlens.duckdb from 8 log files below /path/to/logs
-      lines: 34 accepted, 1 duplicate, 2 other events, 19 rejected (missing_run_id 3, bad_ts 3, ...)
+    runlens: built /path/to/runlens.duckdb from 8 log files below /path/to/logs
+      lines: 34 accepted, 1 duplicate, 2 other events, 19 rejected (bad_ts 3, missing_run_id 3, ...)
         rejects are in fct_rejected_lines, the first at alpha/plain.jsonl:8
       runs: 6 analysed, 2 excluded (failed 1: alpha-failed, incomplete 1: alpha-incomplete)
         the reason of each is fct_runs.exclusion_reason
       collections: 2 built (fixture/alpha, fixture/base)
-      reports: runlens report --db runlens.duckdb --out reports
+      reports: not written yet: runlens report
 
-Every figure is read from the marts by the queries beside this file (queries/*.sql); nothing is
-counted here. Shaping only: the counts with their nouns, the top reasons, where to look.
+Every figure is read from the marts by the queries beside this file (queries/*.sql) and the
+report's data-quality query (runlens/report/queries/data_quality.sql); nothing is counted here.
+Shaping only: the counts with their nouns, the top reasons, where to look.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from typing import TypeVar
 import duckdb
 
 from runlens.plural import plural
+from runlens.report.data import DataQuality, load_data_quality
 
 QUERIES = Path(__file__).with_name("queries")
 TOP = 3  # reasons shown per kind; the rest are counted
@@ -31,17 +33,6 @@ EXCLUSION_HINTS = {
     "(RUNLENS_EVENT_ALIASES maps another name to run_start)",
 }
 T = TypeVar("T")
-
-
-@dataclass(frozen=True)
-class Lines:
-    files: int
-    unreadable_files: int
-    lines_read: int
-    accepted: int
-    duplicates: int
-    other_events: int
-    rejected: int
 
 
 @dataclass(frozen=True)
@@ -92,7 +83,7 @@ def and_more(shown: list[str], total: int, noun: str) -> str:
     return ", ".join(shown) + (f", and {plural(more, 'more ' + noun, 'more ' + noun + 's')}" if more > 0 else "")
 
 
-def line_figures(lines: Lines, reasons: list[RejectReason], first: list[FirstRejectedLine]) -> list[str]:
+def line_figures(lines: DataQuality, reasons: list[RejectReason], first: list[FirstRejectedLine]) -> list[str]:
     parts = [f"{lines.accepted} accepted"]
     if lines.duplicates:
         parts.append(plural(lines.duplicates, "duplicate"))
@@ -136,7 +127,7 @@ def summary(database: Path, raw: Path, reports: str) -> list[str]:
     """The build's summary lines, from the marts of database; reports says where the pages are,
     or the command that writes them."""
     with duckdb.connect(str(database), read_only=True) as connection:
-        lines = fetch(connection, "lines", Lines)[0]
+        lines = load_data_quality(connection)  # the report's query of agg_data_quality_totals
         text = [f"runlens: built {database} from {plural(lines.files, 'log file')} below {raw}"]
         text += line_figures(
             lines,

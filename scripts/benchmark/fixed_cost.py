@@ -27,6 +27,18 @@ def command_environment(folder: Path, project: Path) -> dict[str, str]:
     return {**os.environ, "RUNLENS_PROJECT_DIR": str(project), "RUNLENS_CACHE_DIR": str(folder / "cache")}
 
 
+def generated(meter: Meter, folder: Path, runs: int, settings: LogSettings, result: dict) -> tuple[Path, Path | None]:
+    """A fresh folder with `runs` generated runs (raw/) and a copy of the project with the bench's
+    collections seed; the project is None (and result says why) when the generator failed."""
+    fresh_folder(folder)
+    raw = folder / "raw"
+    result["generate"] = meter.run(generate_command(runs, "per-run", raw, settings))
+    if result["generate"]["returncode"] != 0:
+        result["returncode"] = result["generate"]["returncode"]
+        return raw, None
+    return raw, copy_project(folder / "project", write_collections_csv(folder / "collections.csv"))
+
+
 def build_command(raw: Path, database: Path, timings: Path) -> list[str]:
     return [str(RUNLENS), "build", "--logs", str(raw), "--db", str(database), "--timings", str(timings)]
 
@@ -35,14 +47,10 @@ def measure(meter: Meter, folder: Path, settings: LogSettings, repeats: int, kee
     """Generate FIXED_COST_RUNS runs, build once (cold parse), then `repeats` builds, each into a
     fresh database. Returns the builds' figures and their medians; returncode is not 0 when a step
     failed."""
-    fresh_folder(folder)
-    raw = folder / "raw"
     result: dict = {"runs": FIXED_COST_RUNS, "repeats": repeats, "builds": []}
-    result["generate"] = meter.run(generate_command(FIXED_COST_RUNS, "per-run", raw, settings))
-    if result["generate"]["returncode"] != 0:
-        result["returncode"] = result["generate"]["returncode"]
+    raw, project = generated(meter, folder, FIXED_COST_RUNS, settings, result)
+    if project is None:
         return result
-    project = copy_project(folder / "project", write_collections_csv(folder / "collections.csv"))
     environment = command_environment(folder, project)
     database, timings = folder / "fixed_cost.duckdb", folder / "timings.json"
     result["dbt_parse"] = meter.run(build_command(raw, database, timings), env=environment)

@@ -17,12 +17,12 @@ import time
 from pathlib import Path
 
 import generate_sample
-from pipeline import RUNLENS, copy_project
+from pipeline import RUNLENS
 
-from benchmark.datasets import LogSettings, generate_command, write_collections_csv
-from benchmark.fixed_cost import command_environment
+from benchmark.datasets import LogSettings
+from benchmark.fixed_cost import command_environment, generated
 from benchmark.measure import Meter
-from benchmark.scratch import fresh_folder, remove
+from benchmark.scratch import remove
 
 WATCH_RUNS = 3
 REFRESHED = re.compile(r"refreshed in (\d+(?:\.\d+)?) s")
@@ -47,14 +47,10 @@ def next_refresh(process: subprocess.Popen) -> str:
 def measure(meter: Meter, folder: Path, settings: LogSettings, repeats: int, keep: bool = False) -> dict:
     """The refresh after one new file, `repeats` times (median wall s from writing the file to the
     refresh line, and the refresh's own seconds)."""
-    fresh_folder(folder)
-    raw = folder / "raw"
     result: dict = {"runs": WATCH_RUNS, "repeats": repeats, "refreshes": []}
-    result["generate"] = meter.run(generate_command(WATCH_RUNS, "per-run", raw, settings))
-    if result["generate"]["returncode"] != 0:
-        result["returncode"] = result["generate"]["returncode"]
+    raw, project = generated(meter, folder, WATCH_RUNS, settings, result)
+    if project is None:
         return result
-    project = copy_project(folder / "project", write_collections_csv(folder / "collections.csv"))
     command = [str(RUNLENS), "watch", "--logs", str(raw), "--db", str(folder / "watch.duckdb")]
     command += ["--out", str(folder / "pages"), "--interval", "0.1", "--settle", "0"]
     process = subprocess.Popen(
