@@ -266,6 +266,12 @@ def test_a_dry_run_needs_no_out(tmp_path):
 # watch
 
 
+def interruptible() -> None:
+    """preexec_fn: Ctrl-C (SIGINT) reaches the command even when the tests run where it is ignored
+    (started in the background by a shell, which the child would inherit)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def read_line(process: subprocess.Popen, seconds: float) -> str:
     """The next line the process writes on stdout, waiting at most seconds."""
     ready, _, _ = select.select([process.stdout], [], [], seconds)
@@ -284,6 +290,7 @@ def test_watch_refreshes_the_pages_of_the_collections_that_changed(tmp_path):
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=interruptible,
     )
     try:
         assert read_line(process, 30).startswith(f"runlens: watching {raw} (Ctrl-C stops)")
@@ -299,7 +306,11 @@ def test_watch_refreshes_the_pages_of_the_collections_that_changed(tmp_path):
         assert {path: path.stat().st_mtime_ns for path in pages} == pages  # the other pages are as they were
     finally:
         process.send_signal(signal.SIGINT)
-        _, stderr = process.communicate(timeout=120)
+        try:
+            _, stderr = process.communicate(timeout=120)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            _, stderr = process.communicate()
     assert process.returncode == 130, stderr
     assert stderr.splitlines()[-1] == f"runlens: stopped; {tmp_path / DATABASE} holds the last finished refresh"
     with duckdb.connect(str(tmp_path / DATABASE), read_only=True) as connection:

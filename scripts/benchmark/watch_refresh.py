@@ -59,6 +59,8 @@ def measure(meter: Meter, folder: Path, settings: LogSettings, repeats: int, kee
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        # Ctrl-C stops it, also when the bench runs where SIGINT is ignored (in a shell's background)
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     try:
         started = time.perf_counter()
