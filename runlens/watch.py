@@ -12,8 +12,10 @@ stops it; a refresh it interrupts leaves the database as the last finished refre
 
 Which pages changed: for every mart with a `collection` column (runlens.mart_catalog), a hash of
 each collection's rows, before and after the refresh; a collection whose hash differs, or that is
-new, gets its page rendered again. A failed refresh (dbt's errors are shown) leaves the database
-and the pages as they were, and the watch waits for the next change.
+new, gets its page rendered again. The as-of time, which every build moves, is left out: only a
+live collection's page shows it, and its live marts change with it anyway. A failed refresh
+(dbt's errors are shown) leaves the database and the pages as they were, and the watch waits for
+the next change.
 """
 
 from __future__ import annotations
@@ -53,15 +55,15 @@ def folder_state(raw: Path) -> tuple:
 
 
 def collection_hashes(database: Path) -> dict[str, int]:
-    """A hash of each collection's rows over every mart with a collection column; {} before the
-    first build."""
+    """A hash of each collection's rows over every mart with a collection column, their as-of time
+    left out; {} before the first build."""
     if not database.exists():
         return {}
     from runlens.mart_catalog import collection_mart_names
 
     parts = [
-        f"select collection, sum(hash(rows)::hugeint) as rows_hash from {mart} as rows"
-        " where collection is not null group by collection"
+        f"select collection, sum(hash(*columns(lambda name: name != 'as_of_at'))::hugeint) as rows_hash"
+        f" from {mart} where collection is not null group by collection"
         for mart in collection_mart_names()
     ]
     query = "select collection, sum(rows_hash) from (" + " union all ".join(parts) + ") group by collection"  # noqa: S608 (mart names from the project's own YAML)
