@@ -4,6 +4,7 @@
 #   make test     install into .venv with the dev tools and the frameworks extra, lint, and run every test
 # Point runlens at your own logs with RUNLENS_RAW_DIR=/path/to/logs make sample, or profile logs
 # that TensorBoard, MLflow or a text logger wrote with: make profile FROM="/path/to/logs ..."
+# Both run the `runlens` command that the venv installs from this checkout (editable: pyproject.toml).
 
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
@@ -13,21 +14,23 @@ export DBT_SEND_ANONYMOUS_USAGE_STATS := false
 
 .PHONY: sample build test lint clean profile postgres spark
 
-sample: build
-	$(BIN)/python scripts/render_report.py
+# runlens itself from this checkout, editable, with no dependencies (they are requirements.txt's
+# pins, installed before): it puts the `runlens` command in the venv
+INSTALL_RUNLENS = $(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps -e .
 
-# scripts/build.py checks the raw folder before dbt starts: a mistake is one line and exit 2
+sample: build
+	$(BIN)/runlens report
+
+# runlens build checks the raw folder before dbt starts: a mistake is one line and exit 2
 build: $(VENV)/.installed-runtime
-	$(BIN)/python scripts/build.py
+	$(BIN)/runlens build
 
 # Import existing TensorBoard / MLflow / text logs into imported/ (the contract's JSONL), build the
 # marts from them into imported.duckdb and render the reports into reports/imported/.
 IMPORTED ?= imported
 profile: $(VENV)/.installed-importers
 	@test -n "$(FROM)" || { echo 'runlens: say what to import: make profile FROM="/path/to/mlruns /path/to/lightning_logs"' >&2; exit 2; }
-	$(BIN)/python scripts/import_logs.py $(FROM) --out $(IMPORTED) $(if $(FORMAT),--format $(FORMAT))
-	RUNLENS_RAW_DIR=$(IMPORTED) RUNLENS_DB=$(IMPORTED).duckdb $(BIN)/python scripts/build.py
-	$(BIN)/python scripts/render_report.py --db $(IMPORTED).duckdb --out reports/imported
+	$(BIN)/runlens profile $(FROM) --out $(IMPORTED) --db $(IMPORTED).duckdb --reports reports/imported $(if $(FORMAT),--format $(FORMAT))
 
 # The optional engines (README "Other engines"): the same marts on PostgreSQL or Spark.
 postgres: $(VENV)/.installed-engines
@@ -44,20 +47,24 @@ lint: $(VENV)/.installed-dev
 	$(BIN)/ruff format --check .
 	RUNLENS_DB=$${RUNLENS_LINT_DB:-$$(mktemp -d)/lint.duckdb} $(BIN)/sqlfluff lint models
 	cd runlens/report/queries && $(CURDIR)/$(BIN)/sqlfluff lint .
+	cd runlens/build_summary/queries && $(CURDIR)/$(BIN)/sqlfluff lint .
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
 
-$(VENV)/.installed-runtime: requirements.txt constraints.txt | $(VENV)/bin/python
+$(VENV)/.installed-runtime: requirements.txt constraints.txt pyproject.toml | $(VENV)/bin/python
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.txt -c constraints.txt
+	$(INSTALL_RUNLENS)
 	touch $@
 
-$(VENV)/.installed-importers: requirements.txt requirements-importers.txt constraints.txt | $(VENV)/bin/python
+$(VENV)/.installed-importers: requirements.txt requirements-importers.txt constraints.txt pyproject.toml | $(VENV)/bin/python
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements-importers.txt -c constraints.txt
+	$(INSTALL_RUNLENS)
 	touch $@ $(VENV)/.installed-runtime
 
-$(VENV)/.installed-engines: requirements.txt requirements-engines.txt constraints.txt | $(VENV)/bin/python
+$(VENV)/.installed-engines: requirements.txt requirements-engines.txt constraints.txt pyproject.toml | $(VENV)/bin/python
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements-engines.txt -c constraints.txt
+	$(INSTALL_RUNLENS)
 	touch $@ $(VENV)/.installed-runtime
 
 # The frameworks extra (torch, Lightning, transformers, Keras): only the writer's callback tests train
@@ -66,8 +73,9 @@ $(VENV)/.installed-frameworks: requirements-frameworks.txt constraints.txt | $(V
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements-frameworks.txt -c constraints.txt
 	touch $@
 
-$(VENV)/.installed-dev: requirements.txt requirements-importers.txt requirements-engines.txt requirements-frameworks.txt requirements-bench.txt requirements-dev.txt constraints.txt | $(VENV)/bin/python
+$(VENV)/.installed-dev: requirements.txt requirements-importers.txt requirements-engines.txt requirements-frameworks.txt requirements-bench.txt requirements-dev.txt constraints.txt pyproject.toml | $(VENV)/bin/python
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt -c constraints.txt
+	$(INSTALL_RUNLENS)
 	touch $@ $(VENV)/.installed-runtime $(VENV)/.installed-importers $(VENV)/.installed-engines $(VENV)/.installed-frameworks
 
 clean:

@@ -8,7 +8,9 @@ from pathlib import Path
 
 import yaml
 
-MARTS_DIR = Path(__file__).resolve().parents[1] / "models" / "marts"
+from runlens.project import project_dir
+
+MARTS_DIR = project_dir() / "models" / "marts"
 
 
 def declared_marts(marts_dir: Path = MARTS_DIR) -> list[dict]:
@@ -27,6 +29,15 @@ def is_compared(model: dict) -> bool:
 
 def mart_names(marts_dir: Path = MARTS_DIR) -> tuple[str, ...]:
     return tuple(model["name"] for model in declared_marts(marts_dir))
+
+
+def collection_mart_names(marts_dir: Path = MARTS_DIR) -> tuple[str, ...]:
+    """The marts with a `collection` column: what one collection's page is made of."""
+    return tuple(
+        model["name"]
+        for model in declared_marts(marts_dir)
+        if any(column.get("name") == "collection" for column in model.get("columns") or [])
+    )
 
 
 def compared_mart_names(marts_dir: Path = MARTS_DIR) -> tuple[str, ...]:

@@ -5,10 +5,11 @@
 
 Needs pandas (pip install -r requirements-bench.txt -c constraints.txt). On this machine it measures:
 
-- dbt's fixed cost: the build scripts/build.py runs (`dbt build --exclude-resource-type unit_test`:
-  models and data tests, unit tests left to `make test`) over 3 generated runs into a fresh database,
-  after one cold `dbt parse`, --repeats times; the median wall time, and dbt's own start-up (wall
-  time less dbt's elapsed time from target/run_results.json);
+- the fixed cost: `runlens build` in a fresh process (dbt in-process: models and data tests, unit
+  tests left to `make test`) over 3 generated runs into a fresh database, after one first build that
+  parses cold, --repeats times; the median wall time, and the start-up (wall time less dbt's
+  elapsed time, from the command's --timings file);
+- a refresh inside `runlens watch` over 3 runs after one new file, --repeats times (median);
 - `make sample` in the repository from an empty database (RUNLENS_DB at a fresh path) to rendered
   reports, the venv already installed; the median of --repeats runs;
 - for each size (runs):
@@ -59,7 +60,7 @@ sys.path[:0] = [str(REPO / "scripts"), str(REPO)]
 
 DEFAULT_SIZES = (1_000, 10_000, 100_000)
 ONE_MILLION = 1_000_000
-STEPS = ("fixed_cost", "make_sample", "noop", "run", "render", "fair_floor", "pandas", "refresh")
+STEPS = ("fixed_cost", "watch", "make_sample", "noop", "run", "render", "fair_floor", "pandas", "refresh")
 ENGINES = ("postgres", "spark")
 # the internal modes that run one baseline in its own process: mode -> module with run(raw, marts, out)
 BASELINE_MODULES = {

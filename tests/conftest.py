@@ -2,11 +2,13 @@
 
 Builds that tests only read are declared with `@prebuilt()` (tests/prebuilt.py): the session starts
 those its tests need in the background. Every build runs in one of the session's project copies
-(tests/pipeline.py, ProjectCopies), so dbt reuses its parse of the project from build to build.
+(tests/pipeline.py, ProjectCopies), in one of its dbt worker processes (tests/dbt_workers.py),
+which parse a copy once and reuse the parsed project from build to build.
 """
 
 from __future__ import annotations
 
+import os
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -48,12 +50,15 @@ def pytest_collection_modifyitems(items):
 
 @pytest.fixture(scope="session", autouse=True)
 def prebuilds(request, tmp_path_factory):
-    """The session's project copies, and the declared builds its tests need, started now."""
+    """The session's project copies, and the declared builds its tests need, started now; the
+    `runlens` commands the tests start keep dbt's cache in the session's scratch folder."""
+    os.environ.setdefault("RUNLENS_CACHE_DIR", str(tmp_path_factory.mktemp("runlens_cache")))
     pipeline.COPIES = ProjectCopies(tmp_path_factory.mktemp("projects"))
     builds = Prebuilds(tmp_path_factory)
     builds.start(needed_by(request.session.items))
     yield builds
     builds.stop()
+    pipeline.WORKERS.stop()
 
 
 @prebuilt()

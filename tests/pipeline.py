@@ -1,15 +1,17 @@
 """Build the real runlens dbt project over a folder of logs, for tests.
 
 The project is copied to a scratch folder so a test can give it its own DuckDB settings and
-database without touching the working tree; then the real `dbt build` runs there. A folder of
-logs carries its own collections file (runlens_collections.csv), as the sample and the fixtures do.
+database without touching the working tree; then the real `dbt build` runs there, in-process in
+one of the session's dbt workers (tests/dbt_workers.py, runlens.dbt_session): a worker parses a
+copy once and hands the parsed project to every later build in it, so a build pays for its nodes
+only. A folder of logs carries its own collections file (runlens_collections.csv), as the sample
+and the fixtures do. `ProjectCopies` keeps the copies of a session for that reuse: one per kind
+(DuckDB settings), and another only while the first is busy with a build running at the same
+time. The database and the raw folder are no part of what dbt parses (runlens/database.py), so
+every database and folder shares a copy's parse.
 
-dbt runs in the database's folder and opens the database by its file name, as scripts/build.py
-does, and tests name every database `runlens.duckdb` (each in a folder of its own): the profile
-dbt renders is then the same from build to build, so dbt reuses its parse of a project copy
-(target/partial_parse.msgpack) instead of parsing the whole project again. `ProjectCopies` keeps
-the copies of a session for that reuse: one per kind (DuckDB settings), and
-another only while the first is busy with a build running at the same time.
+Spark's builds run the dbt command line in a process of their own (`dbt_process`), so that its
+JVM ends with the build; so do the tests that kill or watch a build from outside.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
+from dbt_workers import Job, WorkerPool
 
 from runlens.raw_logs.as_of import SAMPLE_AS_OF
 
@@ -37,16 +40,18 @@ PROJECT_PARTS = (
     "seeds",
     "tests/generic",
     "tests/singular",
-    "runlens/__init__.py",
-    "runlens/raw_logs",
-    "scripts/build.py",
 )
 DBT = Path(sys.executable).with_name("dbt")
+# the installed command (the venv's, from this checkout: make installs it editable)
+RUNLENS = Path(sys.executable).with_name("runlens")
 DATABASE = "runlens.duckdb"
-# A refresh as scripts/build.py runs it (its REFRESH): the models and every data test. dbt's unit
-# tests check the SQL against fixed inputs, the same whatever the logs: they run where each
-# engine's build is checked whole (tests/test_engine_parity.py), not in every build of logs.
+# A refresh as `runlens build` runs it (runlens/build.py REFRESH): the models and every data test.
+# dbt's unit tests check the SQL against fixed inputs, the same whatever the logs: they run where
+# each engine's build is checked whole (tests/test_engine_parity.py, UNIT_TESTS), not in every
+# build of logs (dbt_project.yml enables them only with the var unit_tests).
 REFRESH = ("build", "--exclude-resource-type", "unit_test")
+UNIT_TESTS = ("--vars", "{unit_tests: true}")
+WORKERS = WorkerPool(int(os.environ.get("RUNLENS_TEST_BUILDS", "2")))
 
 
 def copy_project(destination: Path) -> Path:
@@ -127,36 +132,50 @@ def project_copies() -> ProjectCopies:
     return COPIES
 
 
-def dbt_process(project: Path, raw_dir: Path, database: Path, *args: str, env: dict[str, str] | None = None) -> dict:
-    """subprocess arguments that run dbt in project (a copy's folder) over raw_dir into database:
-    in the database's folder (made if missing), opening it by its file name."""
-    database.parent.mkdir(parents=True, exist_ok=True)
-    environment = {
+def environment(raw_dir: Path, database: Path, env: dict[str, str] | None = None) -> dict[str, str]:
+    """The environment a test build runs with."""
+    return {
         **os.environ,
         "RUNLENS_RAW_DIR": str(raw_dir),
-        "RUNLENS_DB": database.name,
-        "DBT_PROFILES_DIR": str(project),
+        "RUNLENS_DB": str(database),
         "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
         # every test build judges live runs as of the sample's as-of time (raw_logs/as_of.py): two
         # builds of the same logs then agree on the now-dependent marts, and their figures are fixed
         "RUNLENS_AS_OF": SAMPLE_AS_OF,
         **(env or {}),
     }
-    return {"args": [str(DBT), *args, "--project-dir", str(project)], "cwd": database.parent, "env": environment}
+
+
+def dbt_process(project: Path, raw_dir: Path, database: Path, *args: str, env: dict[str, str] | None = None) -> dict:
+    """subprocess arguments that run the dbt command line in project (a copy's folder) over raw_dir
+    into database (its folder made if missing)."""
+    database.parent.mkdir(parents=True, exist_ok=True)
+    environment_ = environment(raw_dir, database, {"DBT_PROFILES_DIR": str(project), **(env or {})})
+    command = [str(DBT), *args, "--project-dir", str(project)]
+    return {"args": command, "cwd": database.parent, "env": environment_}
+
+
+def in_own_process(args: tuple[str, ...]) -> bool:
+    """Spark's builds: dbt-spark's session starts a JVM that lives as long as its process."""
+    return any(arg == "spark" and args[index - 1] in ("--target", "-t") for index, arg in enumerate(args) if index)
 
 
 def run_dbt(
     project: Path | Project, raw_dir: Path, database: Path, *args: str, env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess:
     """Run dbt in project (a copy's folder, or a kind of copy: one of the session's) over raw_dir
-    into database (DuckDB; `env` may choose another target's settings); returns the finished
-    process."""
+    into database (DuckDB; `env` may choose another target's settings); returns what a finished
+    dbt process would: its exit status and dbt's log lines (info and above) as stdout."""
     if isinstance(project, Project):
         with project_copies().checkout(project) as copy:
             return run_dbt(copy, raw_dir, database, *args, env=env)
-    return subprocess.run(
-        **dbt_process(project, raw_dir, database, *args, env=env), capture_output=True, text=True, check=False
-    )
+    if in_own_process(args):
+        return subprocess.run(
+            **dbt_process(project, raw_dir, database, *args, env=env), capture_output=True, text=True, check=False
+        )
+    database.parent.mkdir(parents=True, exist_ok=True)
+    done = WORKERS.run(Job(str(project), tuple(args), environment(raw_dir, database, env)))
+    return subprocess.CompletedProcess(["dbt", *args], done.returncode, done.output, "")
 
 
 def build(project: Path | Project, raw_dir: Path, database: Path, *args: str) -> subprocess.CompletedProcess:
@@ -173,3 +192,16 @@ def rounded(rows: list[tuple]) -> list[tuple]:
     incremental build against a full one) may differ in the last bit, which is no difference in
     any figure."""
     return [tuple(float(f"{value:.12g}") if isinstance(value, float) else value for value in row) for row in rows]
+
+
+def runlens_command(*args, env: dict | None = None, cwd: Path | None = None, **options) -> subprocess.CompletedProcess:
+    """Run the `runlens` command as a user does, in a process of its own (output captured)."""
+    return subprocess.run(
+        [str(RUNLENS), *map(str, args)],
+        env={**os.environ, **(env or {})},
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        check=False,
+        **options,
+    )

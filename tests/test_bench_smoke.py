@@ -123,13 +123,20 @@ def test_bench_runs_end_to_end_and_its_readings_agree(bench_run):
         assert [c["collection"] for c in check["collections"]] == [c for c, _, _ in gen.SCALE_COLLECTIONS]
         assert all(c["agrees"] for c in check["collections"])
 
-    (fixed_row, *size_rows, sample_row, tests_row) = report["targets"]
+    watch = report["watch_refresh"]
+    assert watch["returncode"] == 0 and watch["runs"] == 3 and len(watch["refreshes"]) == 2, watch
+    assert all(r["seconds"] > 0 and "refreshed in" in r["line"] for r in watch["refreshes"])
+    assert watch["seconds"] == pytest.approx(statistics.median(r["seconds"] for r in watch["refreshes"]), abs=2e-3)
+
+    (fixed_row, watch_row, *size_rows, sample_row, tests_row) = report["targets"]
     assert fixed_row["figure"] == fixed["seconds"] and fixed_row["verdict"] in ("met", "missed")
+    assert watch_row["figure"] == watch["seconds"] and watch_row["verdict"] in ("met", "missed")
     assert {row["size"] for row in size_rows} == set(TARGET_SIZES)  # 200 runs is no target size
     assert {row["verdict"] for row in [*size_rows, sample_row, tests_row]} == {"not run"}
     markdown = (out / "benchmarks.md").read_text()
     assert markdown.startswith("# runlens benchmarks")
     assert "## Fixed cost" in markdown and "| **median** |" in markdown
+    assert "## A refresh inside `runlens watch`" in markdown
 
 
 def test_a_baseline_not_written_yet_is_not_run(tmp_path, monkeypatch):
@@ -149,7 +156,8 @@ def size_entry(runs, **ratios):
 
 def test_targets_verdicts():
     report = {
-        "fixed_cost": {"runs": 3, "seconds": 4.5, "returncode": 0},
+        "fixed_cost": {"runs": 3, "seconds": 5.5, "returncode": 0},
+        "watch_refresh": {"runs": 3, "seconds": 2.5, "returncode": 0},
         "sizes": [
             size_entry(
                 100_000,
@@ -162,12 +170,13 @@ def test_targets_verdicts():
             ),
             size_entry(1_000_000, pandas_over_build=2.9, peak_rss_mb=3_400.0),
         ],
-        "make_sample": {"seconds": 4.9, "returncode": 0},
+        "make_sample": {"seconds": 9.9, "returncode": 0},
         "test_suite": {"seconds": 120.0, "returncode": 1},
     }
     verdicts = {(row["target"].split(" (")[0].split(":")[0], row["size"]): row["verdict"] for row in targets(report)}
     assert verdicts == {
         ("fixed cost", 3): "missed",
+        ("a refresh inside `runlens watch` after one new file", 3): "met",
         ("(full build - fixed cost) / fair floor", 100_000): "met",
         ("(full build - fixed cost) / fair floor", 1_000_000): "not run",
         ("(full build - fixed cost) / simple floor", 100_000): "missed",

@@ -1,4 +1,4 @@
-"""Crash safety and concurrent use of scripts/build.py (issue: trust under faults).
+"""Crash safety and concurrent use of `runlens build` (issue: trust under faults).
 
 A build killed at a random moment leaves the previous marts readable and unchanged, and the next
 build recovers without manual steps; a report or query during a build reads the previous build;
@@ -11,16 +11,16 @@ import random
 import shutil
 import signal
 import subprocess
-import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 
 import duckdb
 import pytest
 from conftest import FAULTY, FAULTY_PROJECT, copy_database
-from pipeline import DATABASE, REFRESH, copy_project, rounded, run_dbt
+from pipeline import DATABASE, REFRESH, RUNLENS, copy_project, rounded, run_dbt
 from prebuilt import Prebuilds, prebuilt
 
+from runlens.raw_logs.as_of import SAMPLE_AS_OF
 from runlens.report.render import render_reports
 
 MARTS = ["fct_runs", "fct_run_intervals", "agg_collection_runtime", "agg_file_data_quality", "cmp_collections"]
@@ -47,9 +47,8 @@ def snapshot(database) -> dict[str, list]:
 
 @prebuilt()
 def first_build(builds: Prebuilds):
-    """scripts/build.py's first build (no database yet) over a copy of the faulty fixture, in a
-    project copy of this module's own: build.py opens its database's copy as runlens.duckdb.next,
-    so its builds render another profile than the other tests' builds."""
+    """`runlens build`'s first build (no database yet) over a copy of the faulty fixture, with a
+    project copy that has the fixture's collections seed (RUNLENS_PROJECT_DIR)."""
     root = builds.mktemp("crash")
     project = copy_project(root / "project")
     raw = root / "raw"
@@ -70,10 +69,10 @@ def project(first_build, tmp_path):
 
 
 def start_build(project, raw, database) -> subprocess.Popen:
-    env = {**os.environ, "RUNLENS_RAW_DIR": str(raw), "RUNLENS_DB": str(database), "DBT_PROFILES_DIR": str(project)}
+    env = {**os.environ, "RUNLENS_AS_OF": SAMPLE_AS_OF, "RUNLENS_PROJECT_DIR": str(project)}
     return subprocess.Popen(
-        [sys.executable, str(project / "scripts" / "build.py")],
-        cwd=project,
+        [str(RUNLENS), "build", "--logs", str(raw), "--db", str(database)],
+        cwd=database.parent,
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

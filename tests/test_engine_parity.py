@@ -26,7 +26,7 @@ import pytest
 from engines.connections import postgres_connection, postgres_settings
 from engines.parity import compare, load_marts, read_duckdb, read_postgres, read_spark
 from engines.raw_loader import load
-from pipeline import DATABASE, REPO, Project, run_dbt
+from pipeline import DATABASE, REPO, UNIT_TESTS, Project, run_dbt
 from prebuilt import Prebuilds, prebuilt
 
 from runlens.raw_logs.folder_metadata import COLLECTIONS_FILE, collections_vars
@@ -133,7 +133,7 @@ def every_dataset(builds: Prebuilds) -> Path:
 def duckdb_reference(builds: Prebuilds) -> tuple[subprocess.CompletedProcess, dict]:
     """`dbt build` (unit tests included) over every dataset on DuckDB, and its marts."""
     database = builds.mktemp("engines_duckdb") / DATABASE
-    result = run_dbt(ENGINES_PROJECT, every_dataset(builds), database, "build")
+    result = run_dbt(ENGINES_PROJECT, every_dataset(builds), database, "build", *UNIT_TESTS)
     return result, (read_duckdb(database, MARTS) if result.returncode == 0 else {})
 
 
@@ -157,7 +157,7 @@ def postgres_build(builds: Prebuilds) -> tuple[subprocess.CompletedProcess, dict
         "--target",
         "postgres",
         "--vars",
-        collections_vars(raw),
+        collections_vars(raw, unit_tests=True),
         env={"RUNLENS_PG_SCHEMA": SCHEMA},
     )
     return result, (read_postgres(postgres_settings(SCHEMA), MARTS) if result.returncode == 0 else {})
@@ -186,7 +186,7 @@ def spark_build(builds: Prebuilds) -> tuple[subprocess.CompletedProcess, dict] |
         "--target",
         "spark",
         "--vars",
-        collections_vars(raw),
+        collections_vars(raw, unit_tests=True),
         env=environment,
     )
     return result, (read_spark(folder / "warehouse", "runlens", MARTS) if result.returncode == 0 else {})

@@ -2,11 +2,11 @@
 that says what to do, with a non-zero exit where nothing can be built and no traceback; a raw
 folder with no logs is no mistake: it builds empty marts, and the report's index says so.
 
-The scripts run as the user runs them, in subprocesses. The raw folder's mistakes stop
-scripts/build.py before dbt starts, so they cost no build; one plain `dbt build --select
+The `runlens` command runs as the user runs it, in subprocesses. The raw folder's mistakes stop
+`runlens build` before dbt starts, so they cost no build; one plain `dbt build --select
 stg_log_lines` shows the same line inside dbt's error, and one build of an empty folder runs in
 the background (@prebuilt). As root, a folder's permissions bind only a process without root's
-two file-access capabilities: the unreadable cases run their script without them.
+two file-access capabilities: the unreadable cases run their command without them.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from pathlib import Path
 import duckdb
 import pytest
 from conftest import SAMPLE_PROJECT
-from pipeline import DATABASE, REPO, copy_project, run_dbt
+from pipeline import DATABASE, REPO, run_dbt, runlens_command
 from prebuilt import Prebuilds, prebuilt
 
 from runlens.plural import plural
@@ -45,6 +45,7 @@ def without_root_file_access() -> None:
 
 
 def run_script(script: str, *args, env: dict | None = None, cwd: Path | None = None, unprivileged: bool = False):
+    """A script of scripts/ (engine_build.py), run as the user runs it."""
     return subprocess.run(
         [sys.executable, str(SCRIPTS / script), *map(str, args)],
         env={**os.environ, **(env or {})},
@@ -52,6 +53,16 @@ def run_script(script: str, *args, env: dict | None = None, cwd: Path | None = N
         capture_output=True,
         text=True,
         check=False,
+        preexec_fn=without_root_file_access if unprivileged and os.geteuid() == 0 else None,
+    )
+
+
+def runlens(*args, env: dict | None = None, cwd: Path | None = None, unprivileged: bool = False):
+    """The `runlens` command, run as the user runs it."""
+    return runlens_command(
+        *args,
+        env=env,
+        cwd=cwd or REPO,
         preexec_fn=without_root_file_access if unprivileged and os.geteuid() == 0 else None,
     )
 
@@ -91,31 +102,34 @@ def build_env(raw, tmp_path: Path) -> dict:
 
 
 def assert_dbt_never_started(result: subprocess.CompletedProcess, tmp_path: Path) -> None:
-    assert result.returncode == 2 and result.stdout == ""  # dbt writes its log to stdout
+    assert result.returncode == 2 and result.stdout == ""  # no summary: nothing was built
     assert not (tmp_path / "db").exists()  # not even the build's lock file
 
 
 # --------------------------------------------------------------------------------------------
-# scripts/build.py: the raw folder is checked before dbt starts
+# runlens build: the raw folder is checked before dbt starts
 
 
 def test_build_of_a_missing_folder_is_one_line(tmp_path):
-    """A relative RUNLENS_RAW_DIR is taken from the repo folder, wherever the build starts."""
-    result = run_script("build.py", env=build_env("no-such-logs", tmp_path), cwd=tmp_path)
-    assert one_line(result) == f"runlens: raw log folder {REPO / 'no-such-logs'} does not exist: {WHAT_TO_DO}"
+    """A relative RUNLENS_RAW_DIR (or --logs) is taken from the folder the build starts in."""
+    result = runlens("build", env=build_env("no-such-logs", tmp_path), cwd=tmp_path)
+    assert one_line(result) == f"runlens: raw log folder {tmp_path / 'no-such-logs'} does not exist: {WHAT_TO_DO}"
+    assert_dbt_never_started(result, tmp_path)
+    result = runlens("build", "--logs", "other-logs", "--db", tmp_path / "db" / DATABASE, cwd=tmp_path)
+    assert one_line(result) == f"runlens: raw log folder {tmp_path / 'other-logs'} does not exist: {WHAT_TO_DO}"
     assert_dbt_never_started(result, tmp_path)
 
 
 def test_build_of_a_file_is_one_line(tmp_path):
     log = tmp_path / "run.jsonl"
     log.write_text("{}\n")
-    result = run_script("build.py", env=build_env(log, tmp_path))
+    result = runlens("build", env=build_env(log, tmp_path))
     assert one_line(result) == f"runlens: raw log folder {log} is a file, not a folder: {WHAT_TO_DO}, not to one file"
     assert_dbt_never_started(result, tmp_path)
 
 
 def test_build_of_an_unreadable_folder_is_one_line(unreadable_folder, tmp_path):
-    result = run_script("build.py", env=build_env(unreadable_folder, tmp_path), unprivileged=True)
+    result = runlens("build", env=build_env(unreadable_folder, tmp_path), unprivileged=True)
     assert one_line(result) == (
         f"runlens: raw log folder {unreadable_folder} cannot be read (permission denied): "
         f"let this user read it, or {WHAT_TO_DO}"
@@ -124,17 +138,17 @@ def test_build_of_an_unreadable_folder_is_one_line(unreadable_folder, tmp_path):
 
 
 def test_build_into_a_missing_folder_is_one_line(tmp_path):
-    result = run_script("build.py", env=build_env(REPO / "data" / "sample", tmp_path))
+    result = runlens("build", env=build_env(REPO / "data" / "sample", tmp_path))
     assert one_line(result) == (
         f"runlens: the folder of the database {tmp_path / 'db' / DATABASE} does not exist: create it, "
-        "or set RUNLENS_DB to a path in a folder that exists"
+        "or give --db (or RUNLENS_DB) a path in a folder that exists"
     )
     assert_dbt_never_started(result, tmp_path)
 
 
 def test_build_with_an_as_of_that_is_no_time_is_one_line(tmp_path):
     env = {**build_env(REPO / "data" / "sample", tmp_path), "RUNLENS_AS_OF": "yesterday"}
-    result = run_script("build.py", env=env)
+    result = runlens("build", env=env)
     assert one_line(result) == (
         "runlens: RUNLENS_AS_OF='yesterday' is not a time: give an ISO 8601 time such as 2026-12-01T12:00:00Z, "
         "or unset it"
@@ -174,7 +188,7 @@ def test_plugin_listing_raises_the_runlens_line_on_a_line_of_its_own(tmp_path, m
 
 @prebuilt()
 def plain_dbt_build_of_a_file(builds: Prebuilds):
-    """`dbt build --select stg_log_lines` (no scripts/build.py; its unit tests left out) over a file."""
+    """`dbt build --select stg_log_lines` (no runlens command; its unit tests left out) over a file."""
     root = builds.mktemp("plain_dbt")
     log = root / "run.jsonl"
     log.write_text("{}\n")
@@ -204,26 +218,14 @@ def test_plain_dbt_build_of_a_file_shows_the_runlens_line(plain_dbt_build_of_a_f
 
 @prebuilt()
 def empty_folder_build(builds: Prebuilds):
-    """scripts/build.py over a folder with no logs in it (only a file that is not one), in a project
-    copy of this module's own (build.py opens runlens.duckdb.next: another profile than the other
-    tests' builds)."""
+    """`runlens build` over a folder with no logs in it (only a file that is not one)."""
     root = builds.mktemp("empty_folder")
-    project = copy_project(root / "project")
     raw = root / "raw"
     raw.mkdir()
     (raw / "notes.txt").write_text("not a log\n")
     database = root / "db" / DATABASE
     database.parent.mkdir()
-    env = {**os.environ, **build_env(raw, root), "DBT_PROFILES_DIR": str(project)}
-    result = subprocess.run(
-        [sys.executable, str(project / "scripts" / "build.py")],
-        cwd=project,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    return raw, database, result
+    return raw, database, runlens("build", "--logs", raw, "--db", database)
 
 
 def test_empty_folder_builds_empty_marts_and_says_so(empty_folder_build):
@@ -239,7 +241,7 @@ def test_empty_folder_builds_empty_marts_and_says_so(empty_folder_build):
 
 def test_empty_marts_get_an_index_that_says_no_runs_were_found(empty_folder_build, tmp_path):
     raw, database, _result = empty_folder_build
-    result = run_script("render_report.py", "--db", database, "--out", tmp_path / "reports")
+    result = runlens("report", "--db", database, "--out", tmp_path / "reports")
     assert result.returncode == 0 and result.stderr == ""
     assert result.stdout == f"runlens: wrote 1 page under {tmp_path / 'reports'}\n"
     index = (tmp_path / "reports" / "index.md").read_text(encoding="utf-8")
@@ -267,11 +269,11 @@ def test_counts_in_messages_agree_with_their_nouns():
 
 
 # --------------------------------------------------------------------------------------------
-# scripts/import_logs.py
+# runlens import
 
 
 def test_import_of_a_missing_path_is_one_line(tmp_path):
-    result = run_script("import_logs.py", tmp_path / "nope", "--out", tmp_path / "out")
+    result = runlens("import", tmp_path / "nope", "--out", tmp_path / "out")
     assert one_line(result) == (
         f"runlens: {tmp_path / 'nope'} does not exist: give a folder or file of training logs to import"
     )
@@ -281,7 +283,7 @@ def test_import_of_a_missing_path_is_one_line(tmp_path):
 def test_import_into_a_file_is_one_line(tmp_path):
     (tmp_path / "logs").mkdir()
     (tmp_path / "out").write_text("")
-    result = run_script("import_logs.py", tmp_path / "logs", "--out", tmp_path / "out")
+    result = runlens("import", tmp_path / "logs", "--out", tmp_path / "out")
     assert one_line(result) == (
         f"runlens: --out {tmp_path / 'out'} is a file, not a folder: give a folder for the imported logs"
     )
@@ -289,7 +291,7 @@ def test_import_into_a_file_is_one_line(tmp_path):
 
 
 def test_import_of_an_unreadable_path_is_one_line(unreadable_folder, tmp_path):
-    result = run_script("import_logs.py", unreadable_folder, "--out", tmp_path / "out", unprivileged=True)
+    result = runlens("import", unreadable_folder, "--out", tmp_path / "out", unprivileged=True)
     assert one_line(result) == (
         f"runlens: cannot read {unreadable_folder} (permission denied): let this user read it, or import another path"
     )
@@ -299,7 +301,7 @@ def test_import_of_an_unreadable_path_is_one_line(unreadable_folder, tmp_path):
 def test_import_of_nothing_importable_says_what_it_looks_for(tmp_path):
     (tmp_path / "logs").mkdir()
     (tmp_path / "logs" / "notes.txt").write_text("no timestamps, no checkpoints\n")
-    result = run_script("import_logs.py", tmp_path / "logs", "--out", tmp_path / "out")
+    result = runlens("import", tmp_path / "logs", "--out", tmp_path / "out")
     line = one_line(result)
     assert line.startswith(f"runlens: nothing to import found in {tmp_path / 'logs'}: it looks for ")
     assert "TensorBoard event files" in line and "MLflow" in line and "text training logs" in line
@@ -312,8 +314,7 @@ def test_import_of_nothing_importable_says_what_it_looks_for(tmp_path):
 
 def test_a_database_from_an_earlier_runlens_is_built_again_whole(tmp_path):
     """stg_log_lines without a column this version's model makes (as a database built before the
-    column came): scripts/build.py says so in one line, rebuilds it whole and the column is back."""
-    project = copy_project(tmp_path / "project")
+    column came): `runlens build` says so in one line, rebuilds it whole and the column is back."""
     raw = tmp_path / "raw"
     raw.mkdir()
     (raw / "run.jsonl").write_text(
@@ -323,23 +324,11 @@ def test_a_database_from_an_earlier_runlens_is_built_again_whole(tmp_path):
     )
     database = tmp_path / "db" / DATABASE
     database.parent.mkdir()
-    env = {**os.environ, **build_env(raw, tmp_path), "DBT_PROFILES_DIR": str(project)}
-
-    def build_script():
-        return subprocess.run(
-            [sys.executable, str(project / "scripts" / "build.py")],
-            cwd=project,
-            env=env,
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-
-    assert build_script().returncode == 0
+    assert runlens("build", "--logs", raw, "--db", database).returncode == 0
     with duckdb.connect(str(database)) as connection:
         connection.execute("alter table stg_log_lines drop column resources")
-    result = build_script()
-    assert result.returncode == 0, result.stdout[-3000:]
+    result = runlens("build", "--logs", raw, "--db", database)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     assert one_line(result) == (
         f"runlens: {database} was built by an earlier runlens whose tables differ from this one's: "
         "building it again whole from the raw logs (--full-refresh)"

@@ -1,4 +1,4 @@
-"""The log importers (scripts/import_logs.py) against real tiny trainings and broken input.
+"""The log importers (`runlens import`, runlens/importing.py) against real tiny trainings and broken input.
 
 The fixtures come from genuinely real trainings (scripts/make_importer_fixtures.py): PyTorch
 Lightning with TensorBoardLogger + MLFlowLogger (file store) + ModelCheckpoint every 200 steps, a
@@ -21,7 +21,6 @@ import jsonschema
 import pytest
 import yaml
 from conftest import SAMPLE_PROJECT
-from import_logs import main
 from importer_fixtures import (
     APPROXIMATE,
     EXACT,
@@ -37,6 +36,7 @@ from importer_fixtures import (
 )
 from pipeline import DATABASE, REPO, build
 
+from runlens.cli import main
 from runlens.report.markdown import escape_text
 from runlens.report.render import render_reports
 
@@ -49,7 +49,7 @@ def tensorboard():
 
 
 def run_cli(*args: str | Path) -> int:
-    return main([str(a) for a in args])
+    return main(["import", *(str(a) for a in args)])
 
 
 def test_every_imported_line_is_a_contract_event(tmp_path, tensorboard):

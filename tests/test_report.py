@@ -1,26 +1,24 @@
 """The Markdown report end to end: golden files over the faulty fixture, hostile names, edge-case
-collections, determinism and the one-line errors of scripts/render_report.py."""
+collections, determinism and the one-line errors of `runlens report`."""
 
 from __future__ import annotations
 
 import json
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from conftest import PROJECT
 from golden_pages import GOLDEN_ROOT, MISMATCHES, assert_matches_golden
 from markdown_it import MarkdownIt
-from pipeline import DATABASE, REPO, build
+from pipeline import DATABASE, REPO, build, runlens_command
 from prebuilt import Prebuilds, prebuilt
 
 from runlens.raw_logs.folder_metadata import COLLECTIONS_FILE
 from runlens.report.render import render_reports
 
 GOLDEN = GOLDEN_ROOT / "faulty"
-SCRIPT = REPO / "scripts" / "render_report.py"
 
 
 def test_faulty_fixture_matches_golden_files(faulty_build, tmp_path):
@@ -182,7 +180,7 @@ def test_collection_with_only_excluded_runs(hostile_reports):
 
 
 def run_script(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, str(SCRIPT), *args], capture_output=True, text=True, check=False)
+    return runlens_command("report", *args)
 
 
 def test_missing_database_is_one_line(tmp_path):

@@ -1,8 +1,8 @@
 """Units and precision that fit the magnitude (runlens/report/units.py, rules.md "Units and
 precision"). Every expected string below is worked out by hand from the rule, not copied from
 the code: seconds below 2 min, minutes below 2 h, hours below 72 h, else days; three significant
-digits at the geometric middle of the smallest and largest figures; more decimals (at most two) while figures that differ by more than
-0.5% would print the same."""
+digits at the geometric middle of the smallest and largest figures; more decimals (at most two)
+while figures that differ by more than 0.5% would print the same."""
 
 from __future__ import annotations
 

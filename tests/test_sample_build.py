@@ -4,14 +4,11 @@ collections in data/sample/runlens_collections.csv, so no build needs to be told
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import duckdb
 from conftest import SAMPLE
-from pipeline import DATABASE, REFRESH, copy_project, rounded, run_dbt
+from pipeline import DATABASE, REFRESH, copy_project, rounded, run_dbt, runlens_command
 from prebuilt import Prebuilds, prebuilt
 
 from runlens.mart_catalog import compared_mart_names
@@ -34,20 +31,21 @@ def marts(database: Path) -> dict[str, list]:
 
 @prebuilt()
 def sample_two_ways(builds: Prebuilds) -> tuple[Path, Path]:
-    """The sample built as `make sample` builds it (scripts/build.py, nothing pinned in the
+    """The sample built as `make sample` builds it (`runlens build`, nothing pinned in the
     environment) and by a plain `dbt build` of the models and data tests, each into its own database."""
     root = builds.mktemp("sample_two_ways")
     project = copy_project(root / "project")
     made = root / "make" / DATABASE
     made.parent.mkdir()
-    environment = {
-        key: value for key, value in os.environ.items() if key not in ("RUNLENS_AS_OF", "RUNLENS_RAW_DIR", "RUNLENS_DB")
-    }
-    environment.update(RUNLENS_RAW_DIR=str(SAMPLE), RUNLENS_DB=str(made), DBT_PROFILES_DIR=str(project))
-    result = subprocess.run(
-        [sys.executable, str(project / "scripts" / "build.py")], cwd=project, env=environment, capture_output=True
+    result = runlens_command(
+        "build",
+        "--logs",
+        SAMPLE,
+        "--db",
+        made,
+        env={**UNPINNED, "RUNLENS_PROJECT_DIR": str(project), "RUNLENS_CACHE_DIR": str(root / "cache")},
     )
-    assert result.returncode == 0, result.stderr.decode()[-3000:]
+    assert result.returncode == 0, result.stderr[-3000:]
     plain = root / "plain" / DATABASE
     result = run_dbt(project, SAMPLE, plain, *REFRESH, env=UNPINNED)
     assert result.returncode == 0, result.stdout[-3000:]

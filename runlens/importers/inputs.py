@@ -28,8 +28,9 @@ class NothingToImport(InputError):
     """The PATHs exist but hold nothing the importer reads."""
 
 
-def check_inputs(paths: list[Path], out: Path) -> None:
-    """Raise InputError for a PATH that does not exist or cannot be read, or an --out that is a file."""
+def check_inputs(paths: list[Path], out: Path | None) -> None:
+    """Raise InputError for a PATH that does not exist or cannot be read, or an --out that is a file
+    (None: a dry run, which writes nothing)."""
     for path in paths:
         shown = display_path(path)
         if not path.exists():
@@ -44,7 +45,7 @@ def check_inputs(paths: list[Path], out: Path) -> None:
         except OSError as error:
             reason = (error.strerror or str(error)).lower()
             raise InputError(f"cannot read {shown} ({reason}): let this user read it, or import another path") from None
-    if out.exists() and not out.is_dir():
+    if out is not None and out.exists() and not out.is_dir():
         raise InputError(f"--out {display_path(out)} is a file, not a folder: give a folder for the imported logs")
 
 

@@ -7,7 +7,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import mlflow_files, mlflow_runs, mlflow_sqlite, text_log
-from .common import Options, Outcome, Reject, display_path, write_rejects, write_run
+from .common import Options, Outcome, Reject, display_path, run_file, write_rejects, write_run
+from .earlier_imports import replace_earlier, source_key
 from .inputs import nothing_to_import
 from .progress import Progress, summary
 
@@ -165,6 +166,7 @@ def run_import(
     progress = progress or Progress(plan.file_count)
     progress.total = plan.file_count
     total = Outcome(notes=list(plan.notes))
+    runs_of: dict[str, list] = {}  # per source, its runs (earlier_imports.py)
     for note in plan.notes:
         progress.note(note)
     for source in plan.sources:
@@ -179,12 +181,14 @@ def run_import(
         for note in outcome.notes:
             progress.note(note)
         total.extend(outcome)
+        runs_of.setdefault(source_key(source.path), []).extend(outcome.runs)
         progress.advance(source.file_count, len(outcome.runs))
     total.rejects = list(dict.fromkeys(total.rejects))  # an experiment's reject comes with each run
     _unique_ids(total)
     out.mkdir(parents=True, exist_ok=True)
     for run in total.runs:
         write_run(out, run)
+    replace_earlier(out, {key: [run_file(out, run) for run in runs] for key, runs in runs_of.items()})
     rejects_path = write_rejects(out, total.rejects, paths)
     line = summary(
         total.runs,

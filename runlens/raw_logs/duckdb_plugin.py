@@ -1,6 +1,8 @@
 """The dbt-duckdb plugin that lets SQL read the raw folder (profiles.yml, `plugins`).
 
-On every DuckDB connection dbt opens, it registers:
+On dbt's connection it first attaches the database file, RUNLENS_DB read at that moment, as the
+catalog the profile names (runlens/database.py: so the database is no part of what dbt parses),
+and on every DuckDB connection dbt opens, it registers:
 
 - `runlens_list_log_files()`: every log file below the raw folder (listing.py), as a list of
   structs with file_path, absolute_path, size_bytes, modified_at, is_gzip and file_fingerprint.
@@ -20,7 +22,7 @@ On every DuckDB connection dbt opens, it registers:
 
 The listing raises RawFolderError on a user mistake (a raw folder that does not exist, is a file
 or cannot be read) with one line that says what to do. DuckDB and then dbt put their own words
-before a function's error, so the plugin puts that line, prefixed `runlens: ` as scripts/build.py
+before a function's error, so the plugin puts that line, prefixed `runlens: ` as `runlens build`
 prints it, on a line of its own in the error dbt shows for stg_log_lines.
 """
 
@@ -31,6 +33,7 @@ import os
 import duckdb
 from dbt.adapters.duckdb.plugins import BasePlugin
 
+from runlens.database import attach_database, attaches_database, use_database
 from runlens.raw_logs.as_of import AsOfError, pinned_as_of
 from runlens.raw_logs.folder_metadata import COLUMNS as COLLECTION_COLUMNS
 from runlens.raw_logs.folder_metadata import MetadataError, read_collections
@@ -97,6 +100,8 @@ def removed_staged_log_texts(text_paths: list[str] | None) -> int:
 
 class Plugin(BasePlugin):
     def configure_connection(self, conn):
+        if attaches_database(self.creds):  # dbt's connection: the database file, resolved now
+            attach_database(conn)
         conn.create_function(
             "runlens_list_log_files",
             log_files,
@@ -136,3 +141,7 @@ class Plugin(BasePlugin):
             side_effects=True,
             null_handling="special",
         )
+
+    def configure_cursor(self, cursor):
+        if attaches_database(self.creds):
+            use_database(cursor)

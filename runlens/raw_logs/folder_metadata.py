@@ -90,7 +90,8 @@ def folder_as_of(raw_dir: str | os.PathLike) -> str | None:
     return text or None
 
 
-def collections_vars(raw_dir: str | os.PathLike) -> str:
-    """The collections file as dbt's `--vars` (JSON): `{"runlens_collections": [...]}`, for the
-    engines whose SQL cannot call the plugin (macros/staging/collections.sql)."""
-    return json.dumps({"runlens_collections": read_collections(raw_dir)}, sort_keys=True)
+def collections_vars(raw_dir: str | os.PathLike, **other_vars) -> str:
+    """The collections file as dbt's `--vars` (JSON): `{"runlens_collections": [...]}` with any
+    other vars given, for the engines whose SQL cannot call the plugin
+    (macros/staging/collections.sql); dbt takes one `--vars`, so they travel together."""
+    return json.dumps({"runlens_collections": read_collections(raw_dir), **other_vars}, sort_keys=True)

@@ -5,7 +5,7 @@ anything below a folder so named (the importer's `_import_rejects.jsonl`, editor
 hidden temporary files); symlinked folders are not followed. A file's identity for incremental
 loading is `<size>:<mtime in ns>`: a build reads a file again exactly when it changes.
 
-The raw folder itself is checked here, and only here (scripts/build.py before dbt starts, the
+The raw folder itself is checked here, and only here (runlens/build.py before dbt starts, the
 dbt-duckdb plugin when a build lists it, the PostgreSQL loader): a path that does not exist, is no
 folder or cannot be read raises RawFolderError, whose message is one line that says what to do. A
 folder with no logs in it is no error: the build makes empty marts (no_logs_note says so).

@@ -10,6 +10,7 @@ collections no longer in the database are removed.
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from pathlib import Path
 
 import duckdb
@@ -160,15 +161,22 @@ def render_index(env, index: IndexData, db_path: Path, slugs: dict[str, str], ou
     return path
 
 
-def render_reports(db_path: Path, out_dir: Path, collection: str | None = None) -> list[Path]:
+def render_reports(
+    db_path: Path, out_dir: Path, collection: str | None = None, only: Collection[str] | None = None
+) -> list[Path]:
     """Write one profile per collection (or the one named) and, for all collections, index.md;
-    remove the pages of collections the database no longer holds."""
+    with `only`, the profiles of those collections alone beside the index (runlens watch); remove
+    the pages of collections the database no longer holds."""
     connection = open_marts(db_path)
     try:
         index = load_index(connection)
         summaries = index.collections
         slugs = unique_slugs(summary.collection for summary in summaries)
-        chosen = [summary for summary in summaries if collection in (None, summary.collection)]
+        chosen = [
+            summary
+            for summary in summaries
+            if collection in (None, summary.collection) and (only is None or summary.collection in only)
+        ]
         if collection is not None and not chosen:
             known = ", ".join(summary.collection for summary in summaries) or "none"
             raise ReportError(f"no collection named {collection!r} in {db_path} (known: {known})")

@@ -11,8 +11,9 @@ rules.md ("Units and precision"):
   when each takes its own, so that none prints as 0.00 h.
 - Digits: three significant digits at the geometric middle of the group's smallest and largest
   figures (92.5 s, 13.6 min, 2.48 h; 1.24 h against 10.25 h), but at most two decimals more than
-  three significant digits of the largest need, and more within that bound while two figures of one column that differ by more
-  than 0.5% would otherwise print the same (88.5 s against 88.0 s, never two 1.5 min).
+  three significant digits of the largest need, and more within that bound while two figures of
+  one column that differ by more than 0.5% would otherwise print the same (88.5 s against 88.0 s,
+  never two 1.5 min).
 - A share prints as a percentage with one decimal (two significant digits below 1%: 0.095%), and
   more while two shares that differ by more than 0.5% would print the same. Exactly 0 prints as
   `0%`, and a duration of exactly 0 as `0` with its column's unit.

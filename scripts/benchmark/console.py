@@ -44,9 +44,15 @@ def summary(report: dict) -> str:
     if fixed:
         text.append(
             f"fixed cost ({fixed['runs']} runs, median of {fixed['repeats']}): {fmt(seconds_of(fixed), 2)} s wall, "
-            f"dbt's start-up {fmt(fixed.get('startup_seconds'), 2)} s, "
+            f"start-up {fmt(fixed.get('startup_seconds'), 2)} s, "
             f"dbt's elapsed time {fmt(fixed.get('dbt_elapsed_seconds'), 2)} s, "
             f"{fmt(fixed.get('nodes'))} nodes"
+        )
+    watch = report.get("watch_refresh")
+    if watch:
+        text.append(
+            f"watch refresh ({watch['runs']} runs, one new file, median of {watch['repeats']}): "
+            f"{fmt(seconds_of(watch), 2)} s wall"
         )
     sample = report.get("make_sample")
     if sample:

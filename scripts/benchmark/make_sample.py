@@ -1,12 +1,11 @@
 """`make sample` once installed: from an empty database to rendered reports. Run in the repository
 itself with RUNLENS_DB at a path in the bench's scratch folder, the database removed before each run
 (so every run starts from an empty database), over the bundled sample, the reports going to the
-repository's reports/ as usual; repeated, the median wall time is the figure. The path stays the
-same across the runs because dbt parses the whole project again when an environment variable its
-profile reads changes: the first run does (as a first `make sample` after installing does), the
-later ones start from its partial parse. The venv must already be installed, so make
-does not reinstall: `make -q .venv/.installed-runtime` says whether its stamp is up to date, and the
-figures say so when it is not."""
+repository's reports/ as usual; repeated, the median wall time is the figure. `make sample` runs
+`runlens build` and `runlens report`, each a fresh process; dbt parses partially from the saved
+parse in runlens' cache folder (the database is no part of what dbt parses: runlens/database.py).
+The venv must already be installed, so make does not reinstall: `make -q .venv/.installed-runtime`
+says whether its stamp is up to date, and the figures say so when it is not."""
 
 from __future__ import annotations
 

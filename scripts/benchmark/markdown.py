@@ -28,7 +28,9 @@ def write_results(report: dict, folder: Path) -> None:
 
 
 def render(report: dict) -> str:
-    sections = (_header, _targets, _fixed_cost, _make_sample, _test_suite, _sizes, _where_time_goes, _engines)
+    sections = (
+        _header, _targets, _fixed_cost, _watch_refresh, _make_sample, _test_suite, _sizes, _where_time_goes, _engines
+    )  # fmt: skip
     lines = [line for section in sections for line in section(report)]
     return "\n".join([*lines, *_method(report)])
 
@@ -80,11 +82,12 @@ def _fixed_cost(report: dict) -> list[str]:
         return [*lines, "Not measured (skipped).", ""]
     parse = fixed.get("dbt_parse") or {}
     lines += [
-        "scripts/build.py's `dbt build --exclude-resource-type unit_test` over "
-        f"{fixed['runs']} generated runs, each time into a fresh database, after one cold `dbt parse` "
-        f"({fmt(parse.get('seconds'), 2)} s, not counted), {fixed['repeats']} times; the median wall time is the "
-        "fixed cost. dbt's start-up is the wall time less dbt's elapsed time from target/run_results.json "
-        "(process start, project loading, partial parse).",
+        "`runlens build` in a fresh process (dbt in-process: models and data tests, unit tests left to "
+        f"`make test`) over {fixed['runs']} generated runs, each time into a fresh database, after one first "
+        f"build that parses the project cold ({fmt(parse.get('seconds'), 2)} s, not counted), {fixed['repeats']} "
+        "times; the median wall time is the fixed cost. dbt's elapsed time comes from the command's --timings file; "
+        "the start-up is the rest of the wall time (Python and dbt's imports, loading the project, the partial "
+        "parse, the summary).",
         "",
         "| build | wall s | dbt's elapsed s | start-up s (wall - elapsed) | nodes | peak MB |",
         "|---|---|---|---|---|---|",
@@ -110,6 +113,28 @@ def _fixed_cost(report: dict) -> list[str]:
     return [*lines, ""]
 
 
+def _watch_refresh(report: dict) -> list[str]:
+    watch = report.get("watch_refresh")
+    lines = ["## A refresh inside `runlens watch`", ""]
+    if not watch:
+        return [*lines, "Not measured (skipped).", ""]
+    if watch.get("returncode", 0) != 0:
+        return [*lines, f"FAILED: {watch.get('error', _failed(watch))}", ""]
+    lines += [
+        f"`runlens watch` over {watch['runs']} generated runs (its first refresh, which parses the project, "
+        f"took {fmt(watch.get('first_refresh_seconds'), 2)} s and is not counted); then {watch['repeats']} times "
+        "one new run's file, and the wall time from writing it to the watch's refresh line (the folder looked at "
+        "every 0.1 s, no settling), beside the refresh's own figure from that line.",
+        "",
+        "| refresh | wall s | the line's seconds |",
+        "|---|---|---|",
+    ]
+    for number, refresh in enumerate(watch["refreshes"], start=1):
+        lines.append(f"| {number} | {fmt(refresh['seconds'], 2)} | {fmt(refresh['refresh_seconds'], 1)} |")
+    lines.append(f"| **median** | **{fmt(watch['seconds'], 2)}** | {fmt(watch['refresh_seconds'], 1)} |")
+    return [*lines, ""]
+
+
 def _make_sample(report: dict) -> list[str]:
     sample = report.get("make_sample")
     lines = ["## `make sample`", ""]
@@ -124,9 +149,9 @@ def _make_sample(report: dict) -> list[str]:
     lines += [
         "`make sample` run in the repository with `RUNLENS_DB` at a path in the scratch folder, the database "
         "removed before each run, so each run goes from an empty database to the rendered reports in reports/, "
-        f"over the bundled sample; {venv}. The first run parses the whole project again (dbt does when an "
-        "environment variable its profile reads changes, as on a first `make sample`), the later ones start from "
-        f"its partial parse. The median of {sample['repeats']} runs is the figure.",
+        f"over the bundled sample; {venv}. `make sample` runs `runlens build` and `runlens report`, each in a "
+        "process of its own; dbt parses partially from the project's saved parse (another database does not make "
+        f"it parse again). The median of {sample['repeats']} runs is the figure.",
         "",
         "| run | wall s | peak MB (largest process) |",
         "|---|---|---|",

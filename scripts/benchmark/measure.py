@@ -1,6 +1,6 @@
 """Measuring a process: its wall time here, its peak memory from /usr/bin/time -v (or getrusage);
-dbt run in a copied project through tests/pipeline.py; and where the time of one dbt invocation
-went, from its target/run_results.json."""
+the dbt command line run in a copied project (tests/pipeline.py's dbt_process); and where the time
+of one dbt invocation went, from its target/run_results.json."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 import pipeline
-from pipeline import run_dbt
+from pipeline import dbt_process
 
 TIME_BIN = Path("/usr/bin/time")
 
@@ -29,7 +29,7 @@ sys.exit(code)
 
 class Meter:
     """Runs commands under /usr/bin/time -v (when present, else a getrusage wrapper) and reads back
-    the peak resident set size. For dbt, tests/pipeline.py's run_dbt is used unchanged: its dbt
+    the peak resident set size. For dbt, tests/pipeline.py's dbt_process is used unchanged: its dbt
     executable (pipeline.DBT) is pointed at a small wrapper script that execs the measured dbt."""
 
     def __init__(self, scratch: Path) -> None:
@@ -74,14 +74,16 @@ class Meter:
         return self.run_process(argv, **kwargs)[0]
 
     def dbt(self, project: Path, raw_dir: Path, database: Path, *args: str, env: dict | None = None) -> dict:
-        """Run dbt measured in a copied project (tests/pipeline.py's run_dbt); a build or run also
-        gives dbt's own elapsed time from target/run_results.json."""
+        """Run the dbt command line measured in a copied project (tests/pipeline.py's dbt_process);
+        a build or run also gives dbt's own elapsed time from target/run_results.json."""
         self.rusage_file.unlink(missing_ok=True)
         os.environ["RUNLENS_BENCH_RUSAGE"] = str(self.rusage_file)
         pipeline.DBT = self.dbt_wrapper
         try:
             started = time.perf_counter()
-            result = run_dbt(project, raw_dir, database, *args, env=env)
+            result = subprocess.run(
+                **dbt_process(project, raw_dir, database, *args, env=env), capture_output=True, text=True, check=False
+            )
             seconds = time.perf_counter() - started
         finally:
             pipeline.DBT = self.real_dbt

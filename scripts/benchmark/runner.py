@@ -1,6 +1,7 @@
-"""The whole benchmark run: dbt's fixed cost, `make sample`, every size, the other engines, the test
-suite on a fresh clone; the targets judged; benchmarks.json written after each step (so a stopped
-run can be rendered again) and benchmarks.md at the end; a summary printed."""
+"""The whole benchmark run: the fixed cost, a refresh inside `runlens watch`, `make sample`, every
+size, the other engines, the test suite on a fresh clone; the targets judged; benchmarks.json
+written after each step (so a stopped run can be rendered again) and benchmarks.md at the end; a
+summary printed."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from pathlib import Path
 
 from pipeline import REPO
 
-from benchmark import fixed_cost, fresh_clone_tests, make_sample, one_size, other_engines
+from benchmark import fixed_cost, fresh_clone_tests, make_sample, one_size, other_engines, watch_refresh
 from benchmark.agreement import TOLERANCE_S
 from benchmark.console import summary
 from benchmark.datasets import SHARDED_FROM, LogSettings
@@ -28,7 +29,8 @@ def _step_failed(figures: dict | None) -> bool:
 
 def failures_of(report: dict) -> list[str]:
     """The failed steps and disagreeing checks of a report, one string each."""
-    failed = [name for name in ("fixed_cost", "make_sample", "test_suite") if _step_failed(report.get(name))]
+    steps = ("fixed_cost", "watch_refresh", "make_sample", "test_suite")
+    failed = [name for name in steps if _step_failed(report.get(name))]
     failed += [f"{entry['runs']}: {', '.join(entry['failures'])}" for entry in report["sizes"] if entry.get("failures")]
     for build in (report.get("engines") or {}).get("builds", []):
         if build.get("returncode", 1) != 0 or build.get("parity", {}).get("differences", 0) != 0:
@@ -67,8 +69,16 @@ def run(args: argparse.Namespace, argv: list[str]) -> int:
 
     if "fixed_cost" not in args.skip:
         runs = fixed_cost.FIXED_COST_RUNS
-        print(f"[fixed cost] dbt build over {runs} runs into a fresh database, {args.repeats} times", flush=True)
+        print(f"[fixed cost] runlens build over {runs} runs into a fresh database, {args.repeats} times", flush=True)
         report["fixed_cost"] = fixed_cost.measure(meter, work / "fixed_cost", settings, args.repeats, args.keep)
+        save()
+    if "watch" not in args.skip:
+        runs = watch_refresh.WATCH_RUNS
+        print(
+            f"[watch] a refresh inside runlens watch over {runs} runs after one new file, {args.repeats} times",
+            flush=True,
+        )
+        report["watch_refresh"] = watch_refresh.measure(meter, work / "watch", settings, args.repeats, args.keep)
         save()
     fixed_seconds = (report.get("fixed_cost") or {}).get("seconds")
     if "make_sample" not in args.skip:

@@ -10,7 +10,8 @@ from dataclasses import dataclass
 from benchmark.measure import seconds_of
 
 TARGET_SIZES = (100_000, 1_000_000)
-FIXED_COST_MAX_SECONDS = 4.0
+FIXED_COST_MAX_SECONDS = 5.0  # issue 24: `runlens build` over 3 runs in a fresh process
+WATCH_REFRESH_MAX_SECONDS = 3.0  # issue 24: a refresh inside `runlens watch` after one new file, 3 runs
 FAIR_FLOOR_MAX_RATIO = 1.5  # (full build - fixed cost) / fair floor
 SIMPLE_FLOOR_MAX_RATIO = 10.0  # (full build - fixed cost) / simple floor
 PANDAS_MIN_RATIO = {100_000: 1.5, 1_000_000: 3.0}  # pandas process / full build
@@ -18,8 +19,8 @@ NOOP_SHARE_OF_BUILD = 0.05  # a no-op build within fixed cost + 5% of the full b
 REFRESH_SHARE_OF_BUILD = 0.10  # a refresh after 1% new runs within fixed cost + 10% of the full build
 # no higher than the previous benchmark's figures (docs/benchmarks.md of 2026-11-30)
 PEAK_MB_MAX = {100_000: 1_249.0, 1_000_000: 3_374.0}
-MAKE_SAMPLE_MAX_SECONDS = 5.0
-TEST_SUITE_MAX_SECONDS = 300.0
+MAKE_SAMPLE_MAX_SECONDS = 10.0  # issue 24
+TEST_SUITE_MAX_SECONDS = 480.0  # issue 24: 8 minutes on an idle machine
 
 
 def ratios(entry: dict, fixed_cost_seconds: float | None) -> dict:
@@ -131,15 +132,25 @@ def targets(report: dict) -> list[dict]:
     by_runs = {entry["runs"]: entry for entry in report.get("sizes", [])}
     fixed = report.get("fixed_cost")
     fixed_seconds = seconds_of(fixed)
+    watch = report.get("watch_refresh")
+    watch_seconds = seconds_of(watch)
     rows = [
         _row(
-            "fixed cost: `dbt build` over 3 runs into a fresh database (median wall s)",
+            "fixed cost: `runlens build` over 3 runs into a fresh database, fresh process (median wall s)",
             (fixed or {}).get("runs", 3),
             fixed_seconds,
             f"<= {FIXED_COST_MAX_SECONDS:g} s",
             fixed_seconds is not None and fixed_seconds <= FIXED_COST_MAX_SECONDS,
             _failed(fixed),
-        )
+        ),
+        _row(
+            "a refresh inside `runlens watch` after one new file (median wall s)",
+            (watch or {}).get("runs", 3),
+            watch_seconds,
+            f"<= {WATCH_REFRESH_MAX_SECONDS:g} s",
+            watch_seconds is not None and watch_seconds <= WATCH_REFRESH_MAX_SECONDS,
+            _failed(watch),
+        ),
     ]
     for target in SIZE_TARGETS:
         for size in TARGET_SIZES:
@@ -155,8 +166,8 @@ def targets(report: dict) -> list[dict]:
             "`make sample` once installed, empty database to rendered reports (median wall s)",
             "sample",
             sample_seconds,
-            f"< {MAKE_SAMPLE_MAX_SECONDS:g} s",
-            sample_seconds is not None and sample_seconds < MAKE_SAMPLE_MAX_SECONDS,
+            f"<= {MAKE_SAMPLE_MAX_SECONDS:g} s",
+            sample_seconds is not None and sample_seconds <= MAKE_SAMPLE_MAX_SECONDS,
             _failed(sample),
         )
     )
@@ -167,8 +178,8 @@ def targets(report: dict) -> list[dict]:
             "pytest of `make test` on a fresh clone (wall s)",
             None,
             tests_seconds,
-            f"< {TEST_SUITE_MAX_SECONDS:g} s",
-            tests_seconds is not None and tests_seconds < TEST_SUITE_MAX_SECONDS,
+            f"<= {TEST_SUITE_MAX_SECONDS:g} s",
+            tests_seconds is not None and tests_seconds <= TEST_SUITE_MAX_SECONDS,
             _failed(tests),
         )
     )

@@ -1,0 +1,224 @@
+"""`runlens build`: a crash-safe, one-at-a-time refresh of the marts.
+
+    runlens build [--logs DIR] [--db PATH] [-v] [-- DBT BUILD OPTIONS]
+
+It runs `dbt build --exclude-resource-type unit_test` in this process (runlens.dbt_session): the
+models and every data test. The unit tests (fixed inputs, so the same result every time) run in
+`make test`.
+
+The build never writes the database that readers use. It copies the database (default
+runlens.duckdb in the current folder) to `<db>.next`, builds the copy (incremental models need the
+previous state), and only when dbt succeeds replaces the database with the copy in one atomic
+rename. So a report or an ad-hoc query during a build reads the previous build's marts, whole and
+consistent; a build killed at any moment leaves the previous database untouched (the next build
+removes the stale copy and starts again); and a second build started while one runs stops at once
+with a one-line message naming the lock file, instead of corrupting anything. A database that an
+earlier runlens built with other columns is built again whole (`--full-refresh`), with one line
+that says so.
+
+Before dbt starts, the raw folder (--logs, else RUNLENS_RAW_DIR, else the bundled sample; a
+relative path from the current folder) is checked as the build's own listing checks it
+(raw_logs/listing.py): a path that does not exist, is a file or cannot be read stops the build
+with one line (exit 2), as do a RUNLENS_AS_OF (or a folder's runlens_as_of.txt) that is no time
+(raw_logs/as_of.py) and a collections file that cannot be used (raw_logs/folder_metadata.py). A
+folder with no logs builds empty marts and says so in one line. The bundled sample pins its own
+as-of time (data/sample/runlens_as_of.txt), so its live collection reads as the sweep in progress
+it was written as, whenever and however it is built.
+
+The build ends with a few lines read from the marts (runlens.build_summary); dbt's own log goes to
+a file in runlens' cache folder (runlens.project), or to the terminal with -v.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import shutil
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TextIO
+
+from runlens.build_summary import summary
+from runlens.database import DATABASE_VARIABLE, DEFAULT_DATABASE
+from runlens.dbt_session import DbtSession, Invocation
+from runlens.project import sample_dir
+from runlens.raw_logs.as_of import AsOfError, pinned_as_of
+from runlens.raw_logs.folder_metadata import MetadataError, read_collections
+from runlens.raw_logs.listing import RawFolderError, has_log_files, no_logs_note
+
+# A refresh builds and tests the data; dbt's unit tests check the SQL against fixed inputs, so they
+# run in development and CI (make test), not on every refresh (as dbt's documentation advises).
+REFRESH = ("build", "--exclude-resource-type", "unit_test")
+# dbt's words when an incremental model's table has other columns than the model now makes
+OUT_OF_SYNC = "schemas on this incremental model are out of sync"
+# how many of dbt's error lines a failed build shows without -v (the log file has them all)
+SHOWN_ERRORS = 5
+
+
+class UsageError(Exception):
+    """A user mistake: the one line (without `runlens: `) that says what to do; exit status 2."""
+
+
+@dataclass
+class BuildOutcome:
+    """What a build did: its exit status, the database and raw folder, and dbt's commands."""
+
+    returncode: int
+    database: Path
+    raw: Path
+    has_logs: bool = True
+    invocations: list[Invocation] = field(default_factory=list)
+
+
+def database_path(db: str | Path | None = None) -> Path:
+    """--db, else RUNLENS_DB, else runlens.duckdb; a relative path from the current folder."""
+    return Path(db or os.environ.get(DATABASE_VARIABLE) or DEFAULT_DATABASE).expanduser().resolve()
+
+
+def raw_folder(logs: str | Path | None = None) -> Path:
+    """--logs, else RUNLENS_RAW_DIR, else the bundled sample; a relative path from the current folder."""
+    return Path(os.path.abspath(Path(logs or os.environ.get("RUNLENS_RAW_DIR") or sample_dir()).expanduser()))
+
+
+def check_inputs(raw: Path, database: Path) -> bool:
+    """Whether raw holds logs; raises UsageError on a raw folder, as-of time or database folder
+    that cannot be used."""
+    try:
+        has_logs = has_log_files(str(raw))
+        pinned_as_of(raw)
+        read_collections(raw)
+    except (RawFolderError, AsOfError, MetadataError) as error:
+        raise UsageError(str(error)) from None
+    if not database.parent.is_dir():
+        raise UsageError(
+            f"the folder of the database {database} does not exist: create it, or give --db (or RUNLENS_DB) "
+            "a path in a folder that exists"
+        )
+    return has_logs
+
+
+def fsync_directory(folder: Path) -> None:
+    descriptor = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
+
+
+def out_of_date(invocation: Invocation) -> bool:
+    """True when the build stopped at an incremental model whose table an earlier version of
+    runlens made with other columns: only a full refresh, which reads the raw logs again, can
+    rebuild it."""
+    return any(OUT_OF_SYNC in (node.message or "") for node in invocation.results) or any(
+        OUT_OF_SYNC in line for line in invocation.errors
+    )
+
+
+def copy_for_building(database: Path, building: Path) -> None:
+    for stale in (building, building.with_name(building.name + ".wal")):
+        stale.unlink(missing_ok=True)
+    if database.exists():
+        shutil.copyfile(database, building)
+        wal = database.with_name(database.name + ".wal")
+        if wal.exists():
+            shutil.copyfile(wal, building.with_name(building.name + ".wal"))
+
+
+def show_failure(invocation: Invocation, session: DbtSession, err: TextIO) -> None:
+    """dbt's error lines (the first few, unless -v showed them already) and where its log is."""
+    if session.verbose:
+        return
+    if invocation.exception and not invocation.errors:
+        print(invocation.exception, file=err)
+    for line in invocation.errors[:SHOWN_ERRORS]:
+        print(line, file=err)
+    if len(invocation.errors) > SHOWN_ERRORS:
+        print(f"... and {len(invocation.errors) - SHOWN_ERRORS} more errors", file=err)
+    print(f"(dbt's log: {session.log_path / 'dbt.log'})", file=err)
+
+
+def write_timings(path: Path, invocations: list[Invocation]) -> None:
+    """dbt's elapsed time and each node's seconds, in the shape of dbt's run_results.json (what the
+    benchmark reads: scripts/benchmark/measure.py where_time_goes), without dbt writing its
+    artifacts."""
+    last = invocations[-1]
+    results = [
+        {"unique_id": node.unique_id, "status": node.status, "execution_time": node.execution_seconds}
+        for node in last.results
+    ]
+    parsed = [invocation.parsed for invocation in invocations]
+    document = {"elapsed_time": last.elapsed_seconds, "parsed": parsed, "results": results}
+    path.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
+
+
+def build(
+    logs: str | Path | None = None,
+    db: str | Path | None = None,
+    dbt_args: Sequence[str] = (),
+    *,
+    session: DbtSession | None = None,
+    reports: str | None = None,
+    timings: Path | None = None,
+    out: TextIO | None = None,
+    err: TextIO | None = None,
+) -> BuildOutcome:
+    """Build the marts of the logs into the database; raises UsageError on a user mistake.
+    reports is the summary's last line (where the pages are, or how to write them); None prints
+    no summary. timings: a file for dbt's elapsed time and each node's seconds."""
+    out, err = out or sys.stdout, err or sys.stderr
+    raw, database = raw_folder(logs), database_path(db)
+    has_logs = check_inputs(raw, database)
+    outcome = BuildOutcome(0, database, raw, has_logs)
+    own_session = session is None
+    session = session or DbtSession()
+    building = database.with_name(database.name + ".next")
+    lock_path = database.with_name(database.name + ".lock")
+    try:
+        with open(lock_path, "a") as lock:
+            try:
+                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                raise UsageError(f"another build holds {lock_path}: wait for it to finish, then build again") from None
+            copy_for_building(database, building)
+            environment = {"RUNLENS_DB": str(building), "RUNLENS_RAW_DIR": str(raw)}
+            try:
+                invocation = session.invoke([*REFRESH, *dbt_args], env=environment)
+                outcome.invocations.append(invocation)
+                if not invocation.success and "--full-refresh" not in dbt_args and out_of_date(invocation):
+                    print(
+                        f"runlens: {database} was built by an earlier runlens whose tables differ from this one's: "
+                        "building it again whole from the raw logs (--full-refresh)",
+                        file=err,
+                    )
+                    invocation = session.invoke([*REFRESH, *dbt_args, "--full-refresh"], env=environment)
+                    outcome.invocations.append(invocation)
+            except BaseException:
+                building.unlink(missing_ok=True)
+                raise
+            if timings is not None:
+                write_timings(timings, outcome.invocations)
+            if isinstance(invocation.error, KeyboardInterrupt):
+                building.unlink(missing_ok=True)
+                raise KeyboardInterrupt
+            if not invocation.success:
+                building.unlink(missing_ok=True)
+                show_failure(invocation, session, err)
+                print(f"runlens: dbt build failed; {database} still holds the previous build", file=err)
+                outcome.returncode = invocation.returncode
+                return outcome
+            with open(building, "rb+") as handle:
+                os.fsync(handle.fileno())
+            os.replace(building, database)
+            fsync_directory(database.parent)
+    finally:
+        if own_session:
+            session.close()
+    if not has_logs:
+        print(f"runlens: {no_logs_note(str(raw))}", file=err)
+    if reports is not None:
+        for line in summary(database, raw, reports):
+            print(line, file=out)
+    return outcome

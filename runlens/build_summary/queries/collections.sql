@@ -1,0 +1,5 @@
+-- The collections the logs hold runs of (dim_collections also lists the seed's collections).
+select collection
+from dim_collections
+where runs > 0
+order by collection asc

@@ -1,0 +1,82 @@
+"""The `runlens` command: one subcommand per job, each in its own module.
+
+    runlens build   [--logs DIR] [--db PATH] [-v] [-- DBT BUILD OPTIONS]   runlens/build.py
+    runlens report  [--db PATH] [--out DIR] [--collection NAME]            runlens/reporting.py
+    runlens import  PATH... --out RAW_DIR [importer options]               runlens/importing.py
+    runlens profile PATH... [--out RAW_DIR] [--db PATH] [--reports DIR]    runlens/profile.py
+    runlens watch   [--logs DIR] [--db PATH] [--out DIR]                   runlens/watch.py
+
+A user mistake is one line on stderr starting `runlens: ` that says what to do, with exit status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from runlens import __version__, importing, profile, reporting, watch
+from runlens import build as building
+from runlens.dbt_session import DbtSession
+from runlens.project import ProjectNotFound
+
+
+def add_build_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--logs", type=Path, help="the raw log folder (default: $RUNLENS_RAW_DIR, else the sample)")
+    parser.add_argument("--db", type=Path, help="the database (default: $RUNLENS_DB, else runlens.duckdb)")
+    parser.add_argument("-v", "--verbose", action="store_true", help="show dbt's log (else it goes to a file)")
+    parser.add_argument(
+        "--timings", type=Path, metavar="FILE", help="write dbt's elapsed time and each node's seconds (JSON)"
+    )
+    parser.add_argument("dbt_args", nargs="*", metavar="-- DBT BUILD OPTIONS", help="passed to dbt build")
+
+
+def run_build(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    database = building.database_path(args.db)
+    command = "runlens report" + (f" --db {database}" if args.db else "")
+    with DbtSession(verbose=args.verbose) as session:
+        outcome = building.build(
+            args.logs,
+            args.db,
+            args.dbt_args,
+            session=session,
+            reports=f"not written yet: {command}",
+            timings=args.timings,
+        )
+    return outcome.returncode
+
+
+COMMANDS = {
+    "build": ("build the marts from the raw logs (crash-safe)", add_build_arguments, run_build),
+    "report": ("render the Markdown reports from the marts", reporting.add_arguments, reporting.run),
+    "import": ("convert TensorBoard, MLflow or text logs into runlens logs", importing.add_arguments, importing.run),
+    "profile": ("import, build and report in one go", profile.add_arguments, profile.run),
+    "watch": ("rebuild and re-render as the logs change", watch.add_arguments, watch.run),
+}
+
+
+def parsers() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
+    """The command's parser and each subcommand's."""
+    root = argparse.ArgumentParser(prog="runlens", description="Where the wall time of ML training sweeps goes.")
+    root.add_argument("--version", action="version", version=f"runlens {__version__}")
+    commands = root.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    subparsers = {}
+    for name, (description, add_arguments, _run) in COMMANDS.items():
+        subparsers[name] = commands.add_parser(name, help=description, description=description)
+        add_arguments(subparsers[name])
+    return root, subparsers
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    root, subparsers = parsers()
+    args = root.parse_args(argv)
+    try:
+        return COMMANDS[args.command][2](args, subparsers[args.command])
+    except (building.UsageError, ProjectNotFound) as error:
+        print(f"runlens: {error}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,172 @@
+"""`runlens import`: convert existing training logs into runlens event logs, with no change to the
+training code.
+
+    runlens import PATH... --out RAW_DIR [--format auto|tensorboard|mlflow|text] [options]
+
+Reads TensorBoard event files (`events.out.tfevents.*`), MLflow tracking data (the `mlruns/` file
+store and the sqlite `mlflow.db`) and line-oriented text logs (fairseq style) below each PATH, and
+writes one JSONL file per run under RAW_DIR (`RAW_DIR/<format>/<run id>.jsonl`) in the input
+contract, each line saying where it came from and whether its time is exact. Input problems are
+listed in `RAW_DIR/_import_rejects.jsonl`. Importing a source again replaces the files an earlier
+import of it wrote (importers/runner.py). Then build the marts over RAW_DIR:
+
+    runlens build --logs RAW_DIR        (or `runlens profile PATH...`: import, build, report)
+
+TensorBoard needs the importer extra: `pip install 'runlens[importers]'` (in a checkout:
+`pip install -r requirements-importers.txt`).
+
+Exit status: 0 when runs or rejects were written; 1 when the PATHs hold nothing to import (one
+line says what it looks for; nothing is written) or no run came out of what they hold; 2 on a
+mistake (a PATH that does not exist or cannot be read, an --out that is a file), said in one line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from pathlib import Path
+
+from runlens.importers.common import Options
+from runlens.importers.inputs import InputError, NothingToImport, check_inputs, nothing_to_import
+from runlens.importers.progress import Progress
+from runlens.importers.runner import FORMATS, discover, run_import
+from runlens.importers.scalars import DEFAULT_EVAL_PATTERN
+from runlens.importers.text_log import DEFAULT_PATTERNS, parse_timezone
+
+
+def add_import_options(parser: argparse.ArgumentParser) -> None:
+    """What to read and how (shared by `runlens import` and `runlens profile`)."""
+    parser.add_argument("--format", choices=FORMATS, default="auto", help="what to read (default: %(default)s)")
+    parser.add_argument(
+        "--collection",
+        help="collection of every imported run (default: MLflow experiment name; "
+        "for TensorBoard and text logs the PATH's folder name)",
+    )
+    parser.add_argument("--task", help="task of every imported run")
+    parser.add_argument(
+        "--task-key",
+        default="task",
+        help="MLflow tag or param (TensorBoard: hparam) naming the task (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--epoch-metric",
+        help="the scalar that counts epochs (default: the framework's own: "
+        "'epoch', or 'train/epoch' in the HF Trainer's TensorBoard logs)",
+    )
+    parser.add_argument(
+        "--eval-metric",
+        default=DEFAULT_EVAL_PATTERN,
+        metavar="REGEX",
+        help="scalars that are evaluations, for checkpoints without files (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--checkpoint-every",
+        type=int,
+        metavar="STEPS",
+        help="save interval in steps, for checkpoints taken from evaluations when no checkpoint "
+        "file exists (default: the HF Trainer's save_steps, else every evaluation; 0: none)",
+    )
+    parser.add_argument(
+        "--timezone",
+        help="text logs: the zone of their local times (IANA name or +HH:MM); "
+        "without it they are read as UTC and flagged",
+    )
+    parser.add_argument(
+        "--text-pattern",
+        action="append",
+        default=[],
+        metavar="NAME=REGEX",
+        help=f"text logs: replace a line pattern ({', '.join(DEFAULT_PATTERNS)})",
+    )
+    parser.add_argument("--quiet", action="store_true", help="only the summary line")
+    parser.add_argument("--dry-run", action="store_true", help="list the sources found, write nothing")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """`runlens import`'s arguments."""
+    parser.add_argument("paths", nargs="+", type=Path, metavar="PATH", help="folders or files to import")
+    parser.add_argument(
+        "--out", type=Path, metavar="RAW_DIR", help="where the JSONL files go (needed unless --dry-run)"
+    )
+    add_import_options(parser)
+
+
+def options_from(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Options:
+    text_patterns = {}
+    for item in args.text_pattern:
+        name, sep, regex = item.partition("=")
+        if not sep or name not in DEFAULT_PATTERNS:
+            parser.error(f"--text-pattern {item!r}: expected NAME=REGEX with NAME one of {', '.join(DEFAULT_PATTERNS)}")
+        try:
+            re.compile(regex)
+        except re.error as error:
+            parser.error(f"--text-pattern {name}: {error}")
+        text_patterns[name] = regex
+    try:
+        parse_timezone(args.timezone)
+        eval_pattern = re.compile(args.eval_metric)
+    except (ValueError, re.error) as error:
+        parser.error(str(error))
+    if args.checkpoint_every is not None and args.checkpoint_every < 0:
+        parser.error("--checkpoint-every must be 0 or more")
+    return Options(
+        collection=args.collection,
+        task=args.task,
+        task_key=args.task_key,
+        epoch_metric=args.epoch_metric,
+        eval_pattern=eval_pattern,
+        checkpoint_every=args.checkpoint_every,
+        timezone=args.timezone,
+        text_patterns=text_patterns,
+    )
+
+
+def dry_run(paths: list[Path], fmt: str, options: Options) -> int:
+    """List the sources found below paths (stdout), write nothing."""
+    plan = discover(paths, fmt, options)
+    if not plan.sources:
+        print(f"runlens: {nothing_to_import(paths, fmt, plan.notes)}", file=sys.stderr)
+        return 1
+    for source in plan.sources:
+        print(f"{source.kind}\t{source.path}")
+    for note in plan.notes:
+        print(f"note: {note}", file=sys.stderr)
+    return 0
+
+
+def import_logs(paths: list[Path], out: Path, fmt: str, options: Options, quiet: bool = False) -> int:
+    """Import every source below paths into out; the exit status (0: runs or rejects written)."""
+    try:
+        outcome, line = run_import(paths, out, fmt, options, Progress(0, quiet=quiet))
+    except NothingToImport as error:
+        print(f"runlens: {error}", file=sys.stderr)
+        return 1
+    except RuntimeError as error:
+        print(f"runlens: {error}", file=sys.stderr)
+        return 2
+    print(line, file=sys.stderr)
+    return 0 if outcome.runs or outcome.rejects else 1
+
+
+def checked(args: argparse.Namespace, out: Path | None) -> int | None:
+    """2 (said in one line) when a PATH or out cannot be used, else None."""
+    try:
+        check_inputs(args.paths, out)
+    except InputError as error:
+        print(f"runlens: {error}", file=sys.stderr)
+        return 2
+    return None
+
+
+def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    """`runlens import`."""
+    options = options_from(args, parser)
+    if args.out is None and not args.dry_run:
+        parser.error("--out RAW_DIR is needed (where the imported JSONL files go), unless --dry-run")
+    failed = checked(args, args.out)
+    if failed is not None:
+        return failed
+    if args.dry_run:
+        return dry_run(args.paths, args.format, options)
+    return import_logs(args.paths, args.out, args.format, options, args.quiet)

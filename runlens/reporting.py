@@ -1,0 +1,51 @@
+"""`runlens report`: render the Markdown runtime profiles from the marts.
+
+    runlens report [--db PATH] [--out DIR] [--collection NAME]
+
+Reads only the marts of the DuckDB file (default: $RUNLENS_DB, else runlens.duckdb in the current
+folder) and writes <out>/<collection-slug>/profile.md (with its charts) for every collection, plus
+<out>/index.md (default folder: reports/); marts with no run get an index all the same, which says
+so and how to point the build at logs. A mistake (no database, an unbuilt one, an unknown
+collection) prints one line and exits 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Collection
+from pathlib import Path
+
+from runlens.build import database_path
+from runlens.plural import plural
+
+DEFAULT_OUT = Path("reports")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--db", type=Path, help="the database the marts are in (default: $RUNLENS_DB, else runlens.duckdb)"
+    )
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="where the pages go (default: %(default)s)")
+    parser.add_argument("--collection", help="render only this collection's profile (no index)")
+
+
+def report(
+    db: Path | None, out: Path, collection: str | None = None, collections: Collection[str] | None = None
+) -> int:
+    """Render the pages (all, one collection's, or the index and the profiles of collections);
+    the exit status, a mistake said in one line."""
+    from runlens.report.render import ReportError, render_reports  # matplotlib: only when rendering
+
+    database = database_path(db)
+    try:
+        written = render_reports(database, out, collection, collections)
+    except ReportError as error:
+        print(f"runlens: {error}", file=sys.stderr)
+        return 2
+    print(f"runlens: wrote {plural(len(written), 'page')} under {out}")
+    return 0
+
+
+def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    return report(args.db, args.out, args.collection)

@@ -1,0 +1,163 @@
+"""`runlens watch`: keep the marts and the pages up to date while the logs grow.
+
+    runlens watch [--logs DIR] [--db PATH] [--out DIR] [--interval S] [--settle S] [-v]
+
+Builds and renders once, then looks at the raw folder every --interval seconds (default 1): when a
+log file is added, changed or removed, it waits until the folder has been still for --settle
+seconds (default 2: a writer's burst of lines is one refresh, not many), refreshes the marts with
+the same crash-safe build as `runlens build` (runlens/build.py) in this process, whose dbt has
+parsed the project once (runlens.dbt_session: a refresh pays for its nodes only), and renders the
+index and the pages of the collections whose marts changed. Each refresh prints one line. Ctrl-C
+stops it; a refresh it interrupts leaves the database as the last finished refresh left it.
+
+Which pages changed: for every mart with a `collection` column (runlens.mart_catalog), a hash of
+each collection's rows, before and after the refresh; a collection whose hash differs, or that is
+new, gets its page rendered again. The as-of time, which every build moves, is left out: only a
+live collection's page shows it, and its live marts change with it anyway. A failed refresh
+(dbt's errors are shown) leaves the database and the pages as they were, and the watch waits for
+the next change.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
+
+import duckdb
+
+from runlens import build as building
+from runlens.build_summary import Runs, fetch
+from runlens.dbt_session import DbtSession
+from runlens.plural import plural
+from runlens.raw_logs.listing import RawFolderError, list_log_files
+from runlens.report.data import load_data_quality
+from runlens.reporting import DEFAULT_OUT
+
+SHOWN_COLLECTIONS = 3
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--logs", type=Path, help="the raw log folder (default: $RUNLENS_RAW_DIR, else the sample)")
+    parser.add_argument("--db", type=Path, help="the database (default: $RUNLENS_DB, else runlens.duckdb)")
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="where the pages go (default: %(default)s)")
+    parser.add_argument("--interval", type=float, default=1.0, help="seconds between looks at the folder")
+    parser.add_argument("--settle", type=float, default=2.0, help="seconds the folder must be still before a refresh")
+    parser.add_argument("-v", "--verbose", action="store_true", help="show dbt's log (else it goes to a file)")
+
+
+def folder_state(raw: Path) -> tuple:
+    """Every log file below raw with its fingerprint (size and modification time)."""
+    return tuple((log.file_path, log.file_fingerprint) for log in list_log_files(str(raw)))
+
+
+def collection_hashes(database: Path) -> dict[str, int]:
+    """A hash of each collection's rows over every mart with a collection column, their as-of time
+    left out; {} before the first build."""
+    if not database.exists():
+        return {}
+    from runlens.mart_catalog import collection_mart_names
+
+    parts = [
+        f"select collection, sum(hash(*columns(lambda name: name != 'as_of_at'))::hugeint) as rows_hash"
+        f" from {mart} where collection is not null group by collection"
+        for mart in collection_mart_names()
+    ]
+    query = "select collection, sum(rows_hash) from (" + " union all ".join(parts) + ") group by collection"  # noqa: S608 (mart names from the project's own YAML)
+    with duckdb.connect(str(database), read_only=True) as connection:
+        return {collection: int(value) for collection, value in connection.execute(query).fetchall()}
+
+
+def changed_collections(before: dict[str, int], after: dict[str, int]) -> set[str]:
+    return {collection for collection, value in after.items() if before.get(collection) != value}
+
+
+def refresh_line(database: Path, seconds: float, files_changed: int, rendered: list[str]) -> str:
+    """The one line a refresh prints, its figures read from the marts."""
+    with duckdb.connect(str(database), read_only=True) as connection:
+        lines = load_data_quality(connection)
+        runs = fetch(connection, "runs", Runs)[0]
+    pages = ", ".join(rendered[:SHOWN_COLLECTIONS])
+    if len(rendered) > SHOWN_COLLECTIONS:
+        pages += f" and {len(rendered) - SHOWN_COLLECTIONS} more"
+    return (
+        f"runlens: {datetime.now().strftime('%H:%M:%S')} refreshed in {seconds:.1f} s "
+        f"({plural(files_changed, 'file')} changed): {plural(lines.files, 'log file')}, "
+        f"{lines.accepted} lines accepted, {lines.rejected} rejected, "
+        f"{runs.analysed} runs analysed, {runs.excluded} excluded; "
+        f"pages: index{', ' + pages if pages else ''}"
+    )
+
+
+class Watcher:
+    """One raw folder, one database, one folder of pages, one dbt session."""
+
+    def __init__(self, logs, db, out: Path, session: DbtSession, say: Callable[[str], None] | None = None) -> None:
+        self.raw = building.raw_folder(logs)
+        self.database = building.database_path(db)
+        self.out = out
+        self.session = session
+        self.say = say or (lambda line: print(line, flush=True))  # one line per refresh, as it happens
+        self.state: tuple = ()
+        self.refreshes = 0
+
+    def refresh(self, state: tuple) -> bool:
+        """Build and render; False when the build failed (the database is as it was)."""
+        from runlens.report.render import ReportError, render_reports
+
+        started = time.perf_counter()
+        files_changed = len(set(state) ^ set(self.state))
+        self.state = state
+        before = collection_hashes(self.database) if self.refreshes else {}
+        outcome = building.build(self.raw, self.database, session=self.session, reports=None)
+        if outcome.returncode != 0:
+            return False
+        after = collection_hashes(self.database)
+        changed = sorted(changed_collections(before, after)) if self.refreshes else sorted(after)
+        try:
+            render_reports(self.database, self.out, only=changed)
+        except ReportError as error:
+            self.say(f"runlens: {error}")
+            return False
+        self.refreshes += 1
+        self.say(refresh_line(self.database, time.perf_counter() - started, files_changed, changed))
+        return True
+
+    def wait_for_change(self, interval: float, settle: float) -> tuple:
+        """The folder's state once it changed and then stayed still for settle seconds."""
+        while True:
+            time.sleep(interval)
+            state = folder_state(self.raw)
+            if state == self.state:
+                continue
+            still_since = time.monotonic()
+            while time.monotonic() - still_since < settle:
+                time.sleep(min(interval, settle))
+                now = folder_state(self.raw)
+                if now != state:
+                    state, still_since = now, time.monotonic()
+            return state
+
+
+def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    if args.interval <= 0 or args.settle < 0:
+        parser.error("--interval must be more than 0 and --settle 0 or more")
+    with DbtSession(verbose=args.verbose) as session:
+        watcher = Watcher(args.logs, args.db, args.out, session)
+        try:
+            building.check_inputs(watcher.raw, watcher.database)
+            watcher.say(
+                f"runlens: watching {watcher.raw} (Ctrl-C stops); database {watcher.database}, pages {args.out}"
+            )
+            watcher.refresh(folder_state(watcher.raw))
+            while True:
+                watcher.refresh(watcher.wait_for_change(args.interval, args.settle))
+        except KeyboardInterrupt:
+            print(f"runlens: stopped; {watcher.database} holds the last finished refresh", file=sys.stderr)
+            return 130
+        except RawFolderError as error:
+            print(f"runlens: {error}", file=sys.stderr)
+            return 2

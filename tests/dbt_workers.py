@@ -1,0 +1,155 @@
+"""A few long-lived processes that run dbt in-process for the tests (runlens.dbt_session).
+
+dbt is not made for two commands at once in one process (its flags, its adapter registry and
+dbt-duckdb's connection are process-wide), and the test session runs up to RUNLENS_TEST_BUILDS
+builds at once in threads (tests/prebuilt.py). So each build goes to one of that many worker
+processes, each holding a DbtSession per project copy it has built (the most recent few): a
+build pays for its nodes, not for dbt's start-up and parse. A build goes to an idle worker that
+already holds its project when there is one. A worker that dies (killed, out of memory) fails
+the build it ran and is replaced.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+from pathlib import Path
+
+SESSIONS_PER_WORKER = 4
+
+
+@dataclass(frozen=True)
+class Job:
+    project: str
+    args: tuple[str, ...]
+    env: dict[str, str]
+
+
+@dataclass(frozen=True)
+class Done:
+    returncode: int
+    output: str
+    events: tuple[str, ...]
+    parsed: str | None
+
+
+def serve(connection) -> None:
+    """The worker's loop: run each Job it is sent, answer with Done, until it is sent None."""
+    from runlens.dbt_session import DbtSession
+
+    sessions: OrderedDict[str, DbtSession] = OrderedDict()
+    while True:
+        try:
+            job = connection.recv()
+        except (EOFError, OSError):  # the test session is gone
+            break
+        if job is None:
+            break
+        session = sessions.pop(job.project, None) or DbtSession(Path(job.project), work=Path(job.project))
+        sessions[job.project] = session
+        while len(sessions) > SESSIONS_PER_WORKER:
+            sessions.popitem(last=False)[1].close()
+        unset = {name: None for name in os.environ if name not in job.env}
+        try:
+            invocation = session.invoke(list(job.args), env={**unset, **job.env})
+            output = invocation.output
+            if invocation.exception:
+                output += invocation.exception + "\n"
+            done = Done(invocation.returncode, output, tuple(invocation.events), invocation.parsed)
+        except Exception as error:  # noqa: BLE001 (the test that asked sees it)
+            done = Done(2, f"the dbt worker failed: {error!r}\n", (), None)
+        try:
+            connection.send(done)
+        except (BrokenPipeError, OSError):
+            break
+    for session in sessions.values():
+        session.close()
+
+
+class Worker:
+    def __init__(self, context) -> None:
+        self.connection, child = context.Pipe()
+        self.process = context.Process(target=serve, args=(child,), daemon=True, name="dbt-worker")
+        self.process.start()
+        child.close()
+        self.projects: list[str] = []
+
+    def run(self, job: Job) -> Done:
+        try:
+            self.connection.send(job)
+            done = self.connection.recv()
+        except (EOFError, OSError, BrokenPipeError) as error:
+            raise WorkerDied(
+                f"the dbt worker (pid {self.process.pid}) died running {list(job.args)}: {error!r}"
+            ) from error
+        if job.project in self.projects:
+            self.projects.remove(job.project)
+        self.projects = [*self.projects, job.project][-SESSIONS_PER_WORKER:]
+        return done
+
+    def stop(self) -> None:
+        try:
+            self.connection.send(None)
+        except (OSError, BrokenPipeError):
+            pass
+        self.process.join(timeout=30)
+        if self.process.is_alive():
+            self.process.kill()
+
+
+class WorkerDied(RuntimeError):
+    pass
+
+
+class WorkerPool:
+    """At most `size` workers, started when first needed; run() blocks until one is free."""
+
+    def __init__(self, size: int) -> None:
+        self.size = max(1, size)
+        self.context = multiprocessing.get_context("spawn")
+        self.idle: list[Worker] = []
+        self.started = 0
+        self.condition = threading.Condition()
+
+    def _checkout(self, project: str) -> Worker:
+        with self.condition:
+            while True:
+                for worker in self.idle:
+                    if project in worker.projects:
+                        self.idle.remove(worker)
+                        return worker
+                if self.idle:
+                    return self.idle.pop()
+                if self.started < self.size:
+                    self.started += 1
+                    break
+                self.condition.wait()
+        return Worker(self.context)
+
+    def _checkin(self, worker: Worker | None) -> None:
+        with self.condition:
+            if worker is None:
+                self.started -= 1
+            else:
+                self.idle.append(worker)
+            self.condition.notify()
+
+    def run(self, job: Job) -> Done:
+        worker = self._checkout(job.project)
+        try:
+            done = worker.run(job)
+        except WorkerDied:
+            worker.stop()
+            self._checkin(None)
+            raise
+        self._checkin(worker)
+        return done
+
+    def stop(self) -> None:
+        with self.condition:
+            workers, self.idle = self.idle, []
+        for worker in workers:
+            worker.stop()
