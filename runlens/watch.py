@@ -34,7 +34,7 @@ from runlens.build_summary import Runs, fetch
 from runlens.dbt_session import DbtSession
 from runlens.plural import plural
 from runlens.raw_logs.listing import RawFolderError, list_log_files
-from runlens.report.data import load_data_quality
+from runlens.report.data import load_data_quality_totals
 from runlens.reporting import DEFAULT_OUT
 
 SHOWN_COLLECTIONS = 3
@@ -78,7 +78,7 @@ def changed_collections(before: dict[str, int], after: dict[str, int]) -> set[st
 def refresh_line(database: Path, seconds: float, files_changed: int, rendered: list[str]) -> str:
     """The one line a refresh prints, its figures read from the marts."""
     with duckdb.connect(str(database), read_only=True) as connection:
-        lines = load_data_quality(connection)
+        lines = load_data_quality_totals(connection)
         runs = fetch(connection, "runs", Runs)[0]
     pages = ", ".join(rendered[:SHOWN_COLLECTIONS])
     if len(rendered) > SHOWN_COLLECTIONS:

@@ -9,7 +9,7 @@
       reports: not written yet: runlens report
 
 Every figure is read from the marts by the queries beside this file (queries/*.sql) and the
-report's data-quality query (runlens/report/queries/data_quality.sql); nothing is counted here.
+report's data-quality query (runlens/report/queries/data_quality_totals.sql); nothing is counted here.
 Shaping only: the counts with their nouns, the top reasons, where to look.
 """
 
@@ -22,7 +22,7 @@ from typing import TypeVar
 import duckdb
 
 from runlens.plural import plural
-from runlens.report.data import DataQuality, load_data_quality
+from runlens.report.data import DataQuality, load_data_quality_totals
 
 QUERIES = Path(__file__).with_name("queries")
 TOP = 3  # reasons shown per kind; the rest are counted
@@ -127,7 +127,7 @@ def summary(database: Path, raw: Path, reports: str) -> list[str]:
     """The build's summary lines, from the marts of database; reports says where the pages are,
     or the command that writes them."""
     with duckdb.connect(str(database), read_only=True) as connection:
-        lines = load_data_quality(connection)  # the report's query of agg_data_quality_totals
+        lines = load_data_quality_totals(connection)  # the report's query of agg_data_quality_totals
         text = [f"runlens: built {database} from {plural(lines.files, 'log file')} below {raw}"]
         text += line_figures(
             lines,
