@@ -1,16 +1,17 @@
 """Convert existing training logs into runlens event logs, with no change to the training code.
 
-    python scripts/import_logs.py PATH... --out RAW_DIR [--format auto|tensorboard|mlflow|text]
+    python scripts/import_logs.py PATH... --out RAW_DIR [--format auto|tensorboard|mlflow|text|wandb]
 
-Reads TensorBoard event files (`events.out.tfevents.*`), MLflow tracking data (the `mlruns/` file
-store and the sqlite `mlflow.db`) and line-oriented text logs (fairseq style) below each PATH, and
+Reads W&B run folders (`wandb/run-*/run-<id>.wandb`, online or offline), TensorBoard event files
+(`events.out.tfevents.*`), MLflow tracking data (the `mlruns/` file store and the sqlite
+`mlflow.db`) and line-oriented text logs (fairseq style) below each PATH, and
 writes one JSONL file per run under RAW_DIR (`RAW_DIR/<format>/<run id>.jsonl`) in the input
 contract, each line saying where it came from and whether its time is exact. Input problems are
 listed in `RAW_DIR/_import_rejects.jsonl`. Then build the marts over RAW_DIR as usual:
 
     RUNLENS_RAW_DIR=RAW_DIR make sample
 
-TensorBoard needs the importer extra: `pip install -r requirements-importers.txt`.
+TensorBoard and W&B need the importer extra: `pip install -r requirements-importers.txt`.
 
 Exit status: 0 when runs or rejects were written; 1 when the PATHs hold nothing to import (one
 line says what it looks for; nothing is written) or no run came out of what they hold; 2 on a
@@ -37,21 +38,22 @@ from runlens.importers.text_log import DEFAULT_PATTERNS, parse_timezone  # noqa:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="import_logs.py",
-        description="Convert TensorBoard, MLflow or text training logs into runlens event logs (JSONL).",
+        description="Convert W&B, TensorBoard, MLflow or text training logs into runlens event logs (JSONL).",
     )
     parser.add_argument("paths", nargs="+", type=Path, metavar="PATH", help="folders or files to import")
     parser.add_argument("--out", required=True, type=Path, metavar="RAW_DIR", help="where the JSONL files go")
     parser.add_argument("--format", choices=FORMATS, default="auto", help="what to read (default: %(default)s)")
     parser.add_argument(
         "--collection",
-        help="collection of every imported run (default: MLflow experiment name; "
-        "for TensorBoard and text logs the PATH's folder name)",
+        help="collection of every imported run (default: MLflow experiment name; W&B project, "
+        "and group or sweep; for TensorBoard and text logs the PATH's folder name)",
     )
     parser.add_argument("--task", help="task of every imported run")
     parser.add_argument(
         "--task-key",
         default="task",
-        help="MLflow tag or param (TensorBoard: hparam) naming the task (default: %(default)s)",
+        help="MLflow tag or param (TensorBoard: hparam; W&B: config key, else the job type, else the "
+        "run name) naming the task (default: %(default)s)",
     )
     parser.add_argument(
         "--epoch-metric",
