@@ -53,10 +53,10 @@ WEIGHT_SUFFIXES = (".ckpt", ".pt", ".pth", ".bin", ".safetensors")
 
 
 # ---------------------------------------------------------------------------------------------
-# the data and the model (shared by both frameworks)
+# the data and the model (shared by every training here and in make_wandb_fixtures.py)
 
 
-def _pairs():
+def pairs():
     import torch
 
     generator = torch.Generator().manual_seed(SEED)
@@ -72,7 +72,7 @@ def _pairs():
     )
 
 
-def _mlp():
+def mlp():
     import torch
     from torch import nn
 
@@ -93,7 +93,7 @@ def _mlp():
     return AddMod()
 
 
-class _Recorder:
+class Recorder:
     """The independent record: wall-clock times taken in the training process itself.
 
     A run's start and end are recorded as a bracket: ``ts`` is taken before the framework's
@@ -135,14 +135,14 @@ def train_lightning(workdir: Path, fail: bool) -> None:
 
     torch.set_num_threads(1)
     pl.seed_everything(SEED, workers=True)
-    recorder = _Recorder("lightning")
-    (train_a, train_b, train_y), (val_a, val_b, val_y) = _pairs()
+    recorder = Recorder("lightning")
+    (train_a, train_b, train_y), (val_a, val_b, val_y) = pairs()
 
     class Module(pl.LightningModule):
         def __init__(self, lr: float = 0.003, hidden: int = 128) -> None:
             super().__init__()
             self.save_hyperparameters()
-            self.net = _mlp()
+            self.net = mlp()
 
         def prepare_data(self):
             # Lightning calls this just before it creates the loggers' experiments (TensorBoard
@@ -237,8 +237,8 @@ def train_hf(workdir: Path) -> None:
 
     torch.set_num_threads(1)
     torch.manual_seed(SEED)
-    recorder = _Recorder("hf")
-    (train_a, train_b, train_y), (val_a, val_b, val_y) = _pairs()
+    recorder = Recorder("hf")
+    (train_a, train_b, train_y), (val_a, val_b, val_y) = pairs()
 
     class Pairs(Dataset):
         def __init__(self, a, b, y) -> None:
@@ -302,7 +302,7 @@ def train_hf(workdir: Path) -> None:
         dataloader_num_workers=0,
     )
     trainer = Trainer(
-        model=_mlp(),
+        model=mlp(),
         args=args,
         train_dataset=Pairs(train_a, train_b, train_y),
         eval_dataset=Pairs(val_a, val_b, val_y),
