@@ -12,7 +12,9 @@ a session keeps, by record type (as wandb 0.31 writes them, offline or online):
 - `config`: later updates and removals of the config (Lightning's hyperparameters come so);
 - `metric`: the step metric that `define_metric("*", step_metric=...)` names (Lightning's
   `trainer/global_step`, the HF Trainer's `train/global_step`);
-- `history`: each row's numeric values, timed by its `_timestamp`;
+- `history`: each row's time (`_timestamp`), `_step`, the step metric's value and the numeric
+  values of the keys the caller wants (a long run logs millions of values: only those that can
+  make a marker are kept);
 - `stats`, `output`, `output_raw`: only their timestamps (system metrics, console lines);
 - `artifact`: model checkpoints logged as artifacts (type `model` or `checkpoint`) whose step a
   name tells: the `original_filename` Lightning notes (`epoch=0-step=4.ckpt`), an alias
@@ -29,6 +31,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -102,6 +105,15 @@ def _json(text: str):
         return text
 
 
+def _number(text: str) -> float | None:
+    """A history value's JSON as a finite number, else None (strings, objects, true, NaN)."""
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return value if math.isfinite(value) else None
+
+
 def _key(item) -> str:
     return ".".join(item.nested_key) if item.nested_key else item.key
 
@@ -133,13 +145,11 @@ def artifact_step(artifact) -> int | None:
 class _Reading:
     """Takes the records of one file, one at a time, into its Session."""
 
-    def __init__(self, session: Session) -> None:
+    def __init__(self, session: Session, wanted: Callable[[str], bool]) -> None:
         self.s = session
+        self.wanted = wanted
         self.waiting: list[Artifact] = []  # artifacts whose next timed record has not come yet
-
-    def take(self, record) -> None:
-        kind = record.WhichOneof("record_type")
-        handlers = {
+        self.handlers = {
             "run": self._run,
             "environment": self._environment,
             "config": self._config,
@@ -148,6 +158,10 @@ class _Reading:
             "artifact": self._artifact,
             "exit": self._exit,
         }
+
+    def take(self, record) -> None:
+        kind = record.WhichOneof("record_type")
+        handlers = self.handlers
         if kind in handlers:
             handlers[kind](getattr(record, kind))
         elif kind in _TIMED:
@@ -210,9 +224,11 @@ class _Reading:
     def _history(self, history) -> None:
         row = {}
         for item in history.item:
-            value = _json(item.value_json)
-            if is_number(value):
-                row[_key(item)] = value
+            key = item.nested_key[0] if len(item.nested_key) == 1 else _key(item)
+            if key in ("_timestamp", "_step") or key == self.s.step_metric or self.wanted(key):
+                value = _number(item.value_json)
+                if value is not None:
+                    row[key] = value
         stamp = row.get("_timestamp")
         if stamp is None:
             return
@@ -232,10 +248,11 @@ class _Reading:
         self.s.exit_code, self.s.exit_runtime = exit_record.exit_code, exit_record.runtime
 
 
-def read_session(path: Path, shown: str) -> Session:
-    """Every record of one run file that runlens uses; a fault stops the reading (kept in .fault)."""
+def read_session(path: Path, shown: str, wanted: Callable[[str], bool]) -> Session:
+    """Every record of one run file that runlens uses, of the history the keys `wanted` says (and
+    W&B's time, step and step metric); a fault stops the reading (kept in .fault)."""
     session = Session(path, shown)
-    reading = _Reading(session)
+    reading = _Reading(session, wanted)
     try:
         with path.open("rb") as stream:
             reader = RecordReader(stream)

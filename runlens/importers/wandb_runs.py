@@ -242,12 +242,24 @@ def _save_every(run_config: dict, options: Options) -> int | None:
     return None
 
 
+def _wanted(options: Options):
+    """The history keys that can make a marker: epoch counts and epoch-level metrics, the
+    frameworks' global steps, evaluations (`--eval-metric`), `--epoch-metric`."""
+
+    def wanted(key: str) -> bool:
+        framework_key = "epoch" in key or "global_step" in key or key == options.epoch_metric
+        return framework_key or bool(options.eval_pattern.search(key))
+
+    return wanted
+
+
 def import_run(files: list[Path], options: Options) -> Outcome:
     """Import the sessions (run files) of one W&B run id."""
     outcome = Outcome()
     sessions = []
+    wanted = _wanted(options)
     for path in files:
-        session = read_session(path, display_path(path))
+        session = read_session(path, display_path(path), wanted)
         if session.fault is not None:
             outcome.rejects.append(Reject(FORMAT, session.shown, session.fault.reason, session.fault.detail))
         if session.is_empty:
