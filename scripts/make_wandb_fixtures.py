@@ -18,7 +18,12 @@ pace), in one project folder, so their runs share one `wandb/` folder as a real 
   second process with the same id (`resume="allow"`) loads the step-300 checkpoint and does
   epochs 3 and 4; it logs without `step=` (its `_step` starts again at 0) and says
   `define_metric("*", step_metric="global_step")`.
-- ``group_a``, ``group_b``: two plain runs of 2 epochs in the group `sweep-a`.
+- ``keras_style``: the plain loop logging what Keras' WandbMetricsLogger logs, and only that:
+  `epoch/epoch` (the 0-based epoch just ended) and `epoch/*` metrics once per epoch, stepped by
+  `define_metric("epoch/*", step_metric="epoch/epoch")` (the callback itself needs TensorFlow,
+  which this project does not install); no checkpoints.
+- ``group_a``, ``group_b``: two plain runs of 2 epochs in the group `sweep-a`; group_b spends
+  2.5 s after its last log "saving the final model", which only the exit record's runtime shows.
 
 The independent record is `records/<training>.json`, written by the training process itself (and
 completed by this script with the moment the process exited): run_start and run_end as brackets
@@ -58,13 +63,14 @@ from make_importer_fixtures import (
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_OUT = REPO / "tests" / "fixtures" / "importers" / "wandb"
 PROJECT = "runlens-fixture"
-TRAININGS = ("lightning", "hf", "plain", "crash", "resumed", "group_a", "group_b")
+TRAININGS = ("lightning", "hf", "plain", "crash", "resumed", "keras_style", "group_a", "group_b")
 RUN_IDS = {
     "lightning": "rllight1",
     "hf": "rlhf0001",
     "plain": "rlplain1",
     "crash": "rlcrash1",
     "resumed": "rlresum1",
+    "keras_style": "rlkeras1",
     "group_a": "rlgrpa01",
     "group_b": "rlgrpb01",
 }
@@ -81,7 +87,9 @@ QUIET = {"x_disable_stats": True, "console": "off"}
 
 def plain_loop(workdir: Path, name: str, recorder: Recorder, **how) -> None:
     """Train with `wandb.log`; `how`: epochs (first, last), config, init (wandb.init keywords),
-    fail_at (raise after this step), stop_after_epoch (raise once it has ended), step_metric."""
+    fail_at (raise after this step), stop_after_epoch (raise once it has ended), step_metric,
+    keras_keys (log as Keras' WandbMetricsLogger does, no checkpoints), tail (seconds of work
+    after the last log)."""
     import torch
     import wandb
 
@@ -105,6 +113,10 @@ def plain_loop(workdir: Path, name: str, recorder: Recorder, **how) -> None:
     if how.get("step_metric"):
         run.define_metric("global_step")
         run.define_metric("*", step_metric="global_step")
+    keras = how.get("keras_keys", False)
+    if keras:
+        run.define_metric("epoch/epoch")
+        run.define_metric("epoch/*", step_metric="epoch/epoch")
 
     def log(values: dict) -> None:
         if how.get("step_metric"):
@@ -123,8 +135,10 @@ def plain_loop(workdir: Path, name: str, recorder: Recorder, **how) -> None:
             step += 1
             if step == how.get("fail_at"):
                 raise RuntimeError(f"deliberate failure at step {step}")
-            if step % LOG_EVERY == 0:
+            if step % LOG_EVERY == 0 and not keras:
                 log({"train_loss": loss.item(), "epoch": epoch})
+            if keras:
+                continue
             if step % EVERY == 0 or (how.get("stop_after_epoch") and step == last * STEPS_PER_EPOCH):
                 started = time.time()
                 folder.mkdir(parents=True, exist_ok=True)
@@ -138,9 +152,14 @@ def plain_loop(workdir: Path, name: str, recorder: Recorder, **how) -> None:
                 with torch.no_grad():
                     log({"val_loss": model(val_a, val_b, val_y)["loss"].item(), "epoch": epoch})
                 model.train()
+        if keras:
+            with torch.no_grad():
+                val_loss = model(val_a, val_b, val_y)["loss"].item()
+            run.log({"epoch/epoch": epoch, "epoch/loss": loss.item(), "epoch/val_loss": val_loss})
         recorder.epoch_end(epoch + 1, step)
     if how.get("stop_after_epoch"):
         raise RuntimeError(f"deliberate stop after epoch {last}")
+    time.sleep(how.get("tail", 0.0))  # saving the final model, say: no log, no record
     recorder.mark("run_end", status="completed")
     run.finish()
     recorder.mark_after("run_end")
@@ -155,12 +174,15 @@ def train_plain(workdir: Path, name: str) -> dict:
         how["init"] = {"settings": _settings(x_stats_sampling_interval=0.5, console="off")}
     elif name == "crash":
         how.update(fail_at=CRASH_AT_STEP, init={"settings": _settings(x_disable_stats=True, console="wrap")})
+    elif name == "keras_style":
+        how["keras_keys"] = True
     elif name.startswith("group_"):
         lr = 0.003 if name == "group_a" else 0.01
         how.update(
             epochs=(0, 2),
             config={**config, "lr": lr},
             init={"group": "sweep-a", "job_type": "train", "settings": _settings(**QUIET)},
+            tail=2.5 if name == "group_b" else 0.0,
         )
     try:
         plain_loop(workdir, name, recorder, **how)
@@ -301,22 +323,23 @@ def train_hf(workdir: Path) -> None:
             return {"a": self.a[index], "b": self.b[index], "labels": self.y[index]}
 
     class RecordFirst(TrainerCallback):
-        """Runs before the W&B callback, which calls wandb.init in its on_train_begin."""
+        """Runs before the W&B callback, which calls wandb.init in its on_train_begin and logs the
+        checkpoint as an artifact (hashing its files) in its on_save."""
 
         def on_train_begin(self, args, state, control, **kwargs):
             recorder.mark("run_start")
-
-    class Record(TrainerCallback):
-        """Runs after it."""
-
-        def on_train_begin(self, args, state, control, **kwargs):
-            recorder.mark_after("run_start")
 
         def on_save(self, args, state, control, **kwargs):
             # the Trainer calls on_save once the checkpoint folder is written: one time for both ends
             recorder.checkpoint(
                 state.global_step, int(state.epoch or 0), time.time(), f"checkpoint-{state.global_step}"
             )
+
+    class Record(TrainerCallback):
+        """Runs after it."""
+
+        def on_train_begin(self, args, state, control, **kwargs):
+            recorder.mark_after("run_start")
 
         def on_epoch_end(self, args, state, control, **kwargs):
             recorder.epoch_end(round(state.epoch), state.global_step)

@@ -3,7 +3,8 @@
 The fixture tests/fixtures/importers/wandb/ is one project folder in which real tiny trainings
 logged to W&B offline (scripts/make_wandb_fixtures.py): PyTorch Lightning with WandbLogger and
 ModelCheckpoint, the HF Trainer with report_to="wandb", a plain loop, a plain loop that crashes,
-a plain loop resumed with the same id, and two runs in one group. Each training recorded its own
+a plain loop resumed with the same id, a loop logging the keys of Keras' WandbMetricsLogger, and
+two runs in one group. Each training recorded its own
 moments (records/<name>.json); the imported markers must match them: steps and epochs exactly,
 times within 0.1 s when the importer calls them exact and within 1 s when it flags them
 approximate. The framing tests need nothing; the others skip without wandb (the importer extra).
@@ -37,6 +38,7 @@ IDS = {
     "plain": "rlplain1",
     "crash": "rlcrash1",
     "resumed": "rlresum1",
+    "keras_style": "rlkeras1",
     "group_a": "rlgrpa01",
     "group_b": "rlgrpb01",
 }
@@ -159,14 +161,26 @@ def test_records_across_blocks_and_a_block_trailer_read_back_whole():
     assert records == PAYLOADS and fault is None
 
 
+def chunk_types(data: bytes) -> list[int]:
+    """The type of every chunk, walked by their headers' lengths alone (no checksums, no records)."""
+    types, pos = [], 7
+    while pos < len(data):
+        if BLOCK - pos % BLOCK < 7:
+            pos += BLOCK - pos % BLOCK
+            continue
+        length, kind = struct.unpack_from("<HB", data, pos + 4)
+        types.append(kind)
+        pos += 7 + length
+    return types
+
+
 def test_a_real_run_file_over_32_kib_reads_to_its_end():
     path = next((FIXTURES / "wandb" / "wandb").glob(f"*-{IDS['plain']}/run-{IDS['plain']}.wandb"))
     data = path.read_bytes()
-    assert len(data) > BLOCK
-    # its one record across the first block's end: a FIRST chunk before byte 32768, a LAST at it
-    assert data[BLOCK + 6] == 4
+    types = chunk_types(data)
+    assert len(data) > BLOCK and types.count(2) == types.count(4) >= 1  # a record split across blocks
     records, fault = RecordReader.records_of(path)
-    assert fault is None and len(records) > 100
+    assert fault is None and len(records) == types.count(1) + types.count(2)
 
 
 def test_a_cut_file_keeps_the_records_before_the_cut():
@@ -231,9 +245,9 @@ def test_the_project_folder_gives_every_run_once_with_no_rejects(project, tmp_pa
     assert sorted(runs) == sorted(f"{PROJECT}/{run_id}" for run_id in IDS.values())
     assert rejects(tmp_path / "out") == []
     err = capsys.readouterr().err.strip().splitlines()
-    # eight run files (the resumed run has two sessions); the records, manifest, requirements.txt,
+    # nine run files (the resumed run has two sessions); the records, manifest, requirements.txt,
     # output.log and W&B's debug logs beside them are not taken for logs
-    assert err[-1].startswith("imported 7 runs (wandb 7) from 8 files into ")
+    assert err[-1].startswith("imported 8 runs (wandb 8) from 9 files into ")
     assert (tmp_path / "out" / "wandb" / PROJECT / "rlresum1.jsonl").is_file()
 
 
@@ -281,6 +295,20 @@ def test_plain_loops_checkpoints_from_artifacts_and_epochs_from_epoch(out, name)
     (start,) = of(lines, "run_start")
     assert (start["task"], start["task_source"], start["framework"]) == ("addmod23", "config:task", "plain")
     assert all("step" not in e for e in of(lines, "epoch_end"))  # a loop's own step convention is unknown
+
+
+def test_work_after_the_last_record_is_seen_through_the_exit_records_runtime(out):
+    (end,) = of(lines_of(out, "group_b"), "run_end")  # 2.5 s of work after its last log
+    assert "exit record's runtime" in end["approximation"]
+    (end,) = of(lines_of(out, "group_a"), "run_end")
+    assert "last timed W&B record" in end["approximation"]
+
+
+def test_keras_epoch_metrics_give_the_epoch_ends(out):
+    lines = lines_of(out, "keras_style")
+    assert_matches_sessions(lines, sessions("keras_style"))
+    assert of(lines, "run_start")[0]["framework"] == "keras" and of(lines, "checkpoint") == []
+    assert all("per-epoch metrics (epoch/epoch)" in e["approximation"] for e in of(lines, "epoch_end"))
 
 
 def test_the_group_is_the_collection(out):
@@ -359,13 +387,13 @@ def test_a_cut_a_damaged_and_a_killed_run_file_are_named_and_the_others_imported
     assert found == {("truncated_record", str(cut)), ("corrupt_record", str(damaged)), ("empty_run", str(killed))}
     assert all(r["source_format"] == "wandb" for r in rejects(tmp_path / "out"))
     runs = imported(tmp_path / "out")
-    assert len(runs) == 7  # the killed run has nothing to import; the cut and damaged ones their first records
+    assert len(runs) == 8  # the killed run has nothing to import; the cut and damaged ones their first records
     for name in ("lightning", "plain"):
         lines = lines_of(tmp_path / "out", name)
         (start,) = of(lines, "run_start")
         assert of(lines, "run_end") == [] and start["source_status"] == "no exit record"
         assert seconds(start["last_heard_from"]) < sessions(name)[0]["run_end"]["ts"]
-    for name in ("hf", "crash", "resumed", "group_a", "group_b"):
+    for name in ("hf", "crash", "resumed", "keras_style", "group_a", "group_b"):
         assert_matches_sessions(lines_of(tmp_path / "out", name), sessions(name))
     assert "no exit record (still running, or killed)" in capsys.readouterr().err
 
@@ -373,7 +401,7 @@ def test_a_cut_a_damaged_and_a_killed_run_file_are_named_and_the_others_imported
 def test_a_copied_run_folder_is_read_once(project, tmp_path, capsys):
     shutil.copytree(run_file(project, "hf").parent, project / "wandb" / "latest-run")  # the symlink, copied
     assert run_cli(project, "--out", tmp_path / "out") == 0
-    assert len(imported(tmp_path / "out")) == 7
+    assert len(imported(tmp_path / "out")) == 8
     assert_matches_sessions(lines_of(tmp_path / "out", "hf"), sessions("hf"))
     assert "latest-run/run-rlhf0001.wandb: a copy of" in capsys.readouterr().err
 
@@ -439,7 +467,7 @@ def test_imported_wandb_runs_reach_the_marts_with_their_wall_times_and_downtime(
     finally:
         connection.close()
     by_id = {row[0].split("/")[-1]: row[1:] for row in rows}
-    assert len(rows) == 7 and {row[-1] for row in rows} == {"wandb"}
+    assert len(rows) == 8 and {row[-1] for row in rows} == {"wandb"}
     names = {run_id: name for name, run_id in IDS.items()}
     for run_id, (collection, status, wall, downtime, restarts, _) in by_id.items():
         recorded = sessions(names[run_id])
@@ -456,7 +484,7 @@ def test_imported_wandb_runs_reach_the_marts_with_their_wall_times_and_downtime(
     low = second["run_start"]["ts"] - last_marker - EXACT - APPROXIMATE
     high = second["run_start"]["ts_after"] - last_marker + EXACT + APPROXIMATE
     assert low <= by_id["rlresum1"][3] <= high, (by_id["rlresum1"][3], low, high)
-    assert collections == [(PROJECT, 4, 1), (f"{PROJECT}/sweep-a", 2, 0)]  # the crashed run: excluded, failed
+    assert collections == [(PROJECT, 5, 1), (f"{PROJECT}/sweep-a", 2, 0)]  # the crashed run: excluded, failed
     render_reports(database, tmp_path / "reports")
     assert sorted(p.parent.name for p in (tmp_path / "reports").rglob("profile.md")) == [
         "runlens-fixture",
@@ -470,4 +498,4 @@ def test_the_fixture_is_small_and_holds_no_weights():
     files = [p for p in (FIXTURES / "wandb").rglob("*") if p.is_file()]
     assert sum(p.stat().st_size for p in files) < 512 * 1024
     assert not [p for p in files if p.suffix in (".ckpt", ".pt", ".pth", ".bin", ".safetensors")]
-    assert len(list((FIXTURES / "wandb" / "wandb").glob("*/run-*.wandb"))) == 8
+    assert len(list((FIXTURES / "wandb" / "wandb").glob("*/run-*.wandb"))) == 9

@@ -23,9 +23,9 @@ WandbLogger always passes it), resumed or not. What each run gives, and how exac
   (or metadata file).
 - epoch_end: from the history the way scalars.py reads any scalar series, each with the
   framework's convention: Lightning (WandbLogger: step `trainer/global_step`), the HF Trainer
-  (`train/epoch`, step `train/global_step`), or a plain loop's `epoch` (the epoch in progress,
-  or a count of epochs done; its epoch ends carry no step, since a loop's step convention is
-  unknown): approximate.
+  (`train/epoch`, step `train/global_step`), Keras (WandbMetricsLogger's `epoch/epoch`, logged
+  as each epoch ends), or a plain loop's `epoch` (the epoch in progress, or a count of epochs
+  done; its epoch ends carry no step, since a loop's step convention is unknown): approximate.
 - checkpoint: checkpoint files of the run (wandb_files.checkpoint_folders), by modification
   time: exact; else the checkpoints logged as artifacts, timed by their place among the timed
   records: approximate; else the evaluations at the checkpoint steps: approximate.
@@ -61,6 +61,7 @@ ARTIFACT_AFTER = (
     "so this is the time of the first record after it (the metrics logged after the save)"
 )
 FINAL_EPOCH = " (the run completed, so the last epoch in progress ended)"
+KERAS_EPOCH = "epoch/epoch"  # Keras' WandbMetricsLogger: the 0-based epoch that just ended
 
 
 def _start(session: Session, metadata: dict) -> tuple[int, str | None]:
@@ -85,9 +86,10 @@ def _end(session: Session, start_us: int) -> tuple[int, str]:
 
 
 def _drop_copies(sessions: list[Session], outcome: Outcome) -> list[Session]:
-    """A session copied into a second folder (wandb/latest-run copied as a folder) is read once."""
+    """A session copied into a second folder (wandb/latest-run copied as a folder) is read once:
+    the copy with the most records, else the one in a folder named as W&B names them."""
     kept: dict[tuple, Session] = {}
-    for session in sorted(sessions, key=lambda s: (not wandb_files.is_canonical(s.path), s.shown)):
+    for session in sorted(sessions, key=lambda s: (-s.records, not wandb_files.is_canonical(s.path), s.shown)):
         key = (session.wandb_id, session.start_us, session.started_at_us)
         if key in kept:
             outcome.notes.append(f"{session.shown}: a copy of {kept[key].shown} (same run and start): read once")
@@ -120,6 +122,8 @@ def _framework(series: scalars.Series, step_metric: str | None) -> str:
         return "lightning"
     if "train/global_step" in keys:
         return "hf"
+    if KERAS_EPOCH in keys:
+        return "keras"
     return "plain"
 
 
@@ -148,6 +152,9 @@ def _collection(last: Session, options: Options) -> str:
 
 
 def _epoch_markers(series: scalars.Series, framework: str, completed: bool, options: Options) -> list[scalars.Marker]:
+    if framework == "keras":  # one row per epoch, stepped by the epoch index it logs
+        points = [scalars.Point(p.ts_us, round(p.value), p.value, p.source_path) for p in series[KERAS_EPOCH]]
+        return scalars.epoch_ends({KERAS_EPOCH: points}, "keras", options.eval_pattern)
     if framework != "plain":
         return scalars.epoch_ends(series, framework, options.eval_pattern, options.epoch_metric, completed)
     tag = options.epoch_metric or "epoch"
