@@ -36,12 +36,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from . import scalars, wandb_files
-from .checkpoints import CheckpointFile, find_checkpoints
+from .checkpoints import CheckpointFile, checkpoints_in_run
 from .common import UNSPECIFIED_TASK, Options, Outcome, Reject, Run, display_path, format_ts, us_from_seconds
 from .wandb_records import Session, is_number, read_session
 
 FORMAT = "wandb"
-CHECKPOINT_GRACE_US = 600 * 1_000_000  # a checkpoint file this long after the run's last record still counts
 START_FROM_RUN = "run_start taken from the run record's start_time (about 0.2 s after wandb.init began): no started_at"
 START_FROM_RECORD = "run_start taken from the first timed W&B record: the stream holds no start time"
 END_FROM_RECORD = (
@@ -206,20 +205,8 @@ def _checkpoint_files(sessions, project, run_config, span, outcome) -> list[Chec
             if folder not in folders:
                 folders.append(folder)
                 deep.append(is_deep)
-    kept = []
-    for found in find_checkpoints(folders, deep):
-        if span[0] <= found.mtime_us <= span[1] + CHECKPOINT_GRACE_US:
-            kept.append(found)
-        else:
-            outcome.rejects.append(
-                Reject(
-                    FORMAT,
-                    display_path(found.path),
-                    "checkpoint_outside_run",
-                    f"modified at {found.mtime_us / 1e6:.3f}, outside the run's records "
-                    f"{span[0] / 1e6:.3f}..{span[1] / 1e6:.3f}: not used",
-                )
-            )
+    kept, rejects = checkpoints_in_run(folders, deep, span[0], span[1], FORMAT)
+    outcome.rejects.extend(rejects)
     return kept
 
 
