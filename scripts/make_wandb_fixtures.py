@@ -41,7 +41,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -55,8 +54,12 @@ from make_importer_fixtures import (
     SEED,
     TRAIN_PAIRS,
     Recorder,
+    fit_lightning,
+    hf_trainer,
+    lightning_parts,
     mlp,
     pairs,
+    store,
     strip_weights,
 )
 
@@ -227,43 +230,13 @@ def train_lightning(workdir: Path) -> None:
     import lightning.pytorch as pl
     import torch
     import wandb
-    from lightning.pytorch.callbacks import Callback, ModelCheckpoint
+    from lightning.pytorch.callbacks import Callback
     from lightning.pytorch.loggers import WandbLogger
-    from torch.utils.data import DataLoader, TensorDataset
 
     torch.set_num_threads(1)
     pl.seed_everything(SEED, workers=True)
     recorder = Recorder("lightning")
-    (train_a, train_b, train_y), (val_a, val_b, val_y) = pairs()
-
-    class Module(pl.LightningModule):
-        def __init__(self, lr: float = 0.003, hidden: int = 128) -> None:
-            super().__init__()
-            self.save_hyperparameters()
-            self.net = mlp()
-
-        def training_step(self, batch, batch_idx):
-            a, b, y = batch
-            loss = self.net(a, b, y)["loss"]
-            self.log("train_loss", loss, on_step=True, on_epoch=True)
-            return loss
-
-        def validation_step(self, batch, batch_idx):
-            a, b, y = batch
-            out = self.net(a, b, y)
-            self.log("val_loss", out["loss"])
-            self.log("val_acc", (out["logits"].argmax(-1) == y).float().mean())
-
-        def configure_optimizers(self):
-            return torch.optim.Adam(self.parameters(), lr=self.hparams.lr)
-
-    class RecordingCheckpoint(ModelCheckpoint):
-        """ModelCheckpoint that notes the wall time right after each file is written."""
-
-        def _save_checkpoint(self, trainer, filepath):
-            started = time.time()
-            super()._save_checkpoint(trainer, filepath)
-            recorder.checkpoint(trainer.global_step, trainer.current_epoch, started, os.path.basename(filepath))
+    Module, RecordingCheckpoint = lightning_parts(recorder)
 
     class Record(Callback):
         def on_train_epoch_end(self, trainer, pl_module):
@@ -276,22 +249,8 @@ def train_lightning(workdir: Path) -> None:
     # WandbLogger calls wandb.init on first use (Lightning would, in its setup); a config update after it
     logger.experiment.config.update({"max_epochs": EPOCHS})
     recorder.mark_after("run_start")
-    trainer = pl.Trainer(
-        max_epochs=EPOCHS,
-        accelerator="cpu",
-        devices=1,
-        logger=logger,
-        callbacks=[Record(), RecordingCheckpoint(every_n_train_steps=EVERY, save_top_k=-1)],
-        val_check_interval=EVERY,
-        check_val_every_n_epoch=None,
-        log_every_n_steps=50,
-        enable_progress_bar=False,
-        enable_model_summary=False,
-        default_root_dir=str(workdir),
-    )
-    train = DataLoader(TensorDataset(train_a, train_b, train_y), batch_size=BATCH_SIZE, shuffle=True)
-    val = DataLoader(TensorDataset(val_a, val_b, val_y), batch_size=64)
-    trainer.fit(Module(), train, val)
+    callbacks = [Record(), RecordingCheckpoint(every_n_train_steps=EVERY, save_top_k=-1)]
+    fit_lightning(workdir, Module(), logger, callbacks)
     recorder.mark("run_end", status="completed")
     wandb.finish()
     recorder.mark_after("run_end")
@@ -304,23 +263,11 @@ def train_lightning(workdir: Path) -> None:
 
 def train_hf(workdir: Path) -> None:
     import torch
-    from torch.utils.data import Dataset
-    from transformers import Trainer, TrainerCallback, TrainingArguments
+    from transformers import TrainerCallback
 
     torch.set_num_threads(1)
     torch.manual_seed(SEED)
     recorder = Recorder("hf")
-    (train_a, train_b, train_y), (val_a, val_b, val_y) = pairs()
-
-    class Pairs(Dataset):
-        def __init__(self, a, b, y) -> None:
-            self.a, self.b, self.y = a, b, y
-
-        def __len__(self) -> int:
-            return len(self.y)
-
-        def __getitem__(self, index):
-            return {"a": self.a[index], "b": self.b[index], "labels": self.y[index]}
 
     class RecordFirst(TrainerCallback):
         """Runs before the W&B callback, which calls wandb.init in its on_train_begin and logs the
@@ -344,33 +291,7 @@ def train_hf(workdir: Path) -> None:
         def on_epoch_end(self, args, state, control, **kwargs):
             recorder.epoch_end(round(state.epoch), state.global_step)
 
-    args = TrainingArguments(
-        output_dir=str(workdir / "out-hf"),
-        num_train_epochs=EPOCHS,
-        per_device_train_batch_size=BATCH_SIZE,
-        per_device_eval_batch_size=64,
-        learning_rate=0.003,
-        eval_strategy="steps",
-        eval_steps=EVERY,
-        save_strategy="steps",
-        save_steps=EVERY,
-        logging_steps=50,
-        report_to=["wandb"],
-        run_name="addmod-hf",
-        use_cpu=True,
-        seed=SEED,
-        disable_tqdm=True,
-        remove_unused_columns=False,
-        dataloader_num_workers=0,
-    )
-    trainer = Trainer(
-        model=mlp(),
-        args=args,
-        train_dataset=Pairs(train_a, train_b, train_y),
-        eval_dataset=Pairs(val_a, val_b, val_y),
-        callbacks=[Record()],
-    )
-    trainer.callback_handler.callbacks.insert(0, RecordFirst())
+    trainer = hf_trainer(workdir / "out-hf", ["wandb"], RecordFirst(), Record())
     trainer.train()
     # the Trainer leaves the W&B run open: it ends when the process exits (this script adds ts_after)
     recorder.mark("run_end", status="completed")
@@ -442,12 +363,7 @@ def make_fixture(out: Path, python: str, only: list[str]) -> None:
         (workdir / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
         for link in [p for p in workdir.rglob("*") if p.is_symlink()]:
             link.unlink()  # wandb/latest-run and wandb/debug*.log point into the run folders
-        if out.exists():
-            shutil.rmtree(out)
-        shutil.copytree(workdir, out, copy_function=shutil.copy2)
-    for folder in sorted(out.rglob("*"), key=lambda p: len(p.parts), reverse=True):
-        if folder.is_dir() and not any(folder.iterdir()):
-            folder.rmdir()  # git keeps no empty folders: the fixture is what a clone has
+        store(workdir, out)
 
 
 def _check(name: str, code: int, expected: int) -> None:

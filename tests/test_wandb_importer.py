@@ -25,23 +25,14 @@ import pytest
 from conftest import SAMPLE_PROJECT
 from import_logs import main
 from importer_fixtures import APPROXIMATE, EXACT, FIXTURES, assert_within, imported, materialize, of, rejects, seconds
+from make_wandb_fixtures import PROJECT
+from make_wandb_fixtures import RUN_IDS as IDS
 from pipeline import DATABASE, REPO, build
 
 from runlens.importers import runner
 from runlens.importers.wandb_framing import BLOCK, RecordReader, checksum
 
 SCHEMA = json.loads((REPO / "models" / "staging" / "runlens_event.schema.json").read_text())
-PROJECT = "runlens-fixture"
-IDS = {
-    "lightning": "rllight1",
-    "hf": "rlhf0001",
-    "plain": "rlplain1",
-    "crash": "rlcrash1",
-    "resumed": "rlresum1",
-    "keras_style": "rlkeras1",
-    "group_a": "rlgrpa01",
-    "group_b": "rlgrpb01",
-}
 
 
 @pytest.fixture
