@@ -1,7 +1,7 @@
 """One session of a W&B run: the records of one `run-<id>.wandb` file, kept as far as runlens needs them.
 
 Each record is parsed with W&B's own protobuf, `wandb.proto.wandb_internal_pb2.Record` (the
-importer extra pins wandb; this module and wandb_runs.py are the only ones that import it). What
+importer extra pins wandb; this module is the only one that imports it, wandb_runs.py through it). What
 a session keeps, by record type (as wandb 0.31 writes them, offline or online):
 
 - `run`: id, project, group, job type, name, sweep, `start_time` (about 0.2 s after `wandb.init`
