@@ -247,9 +247,8 @@ def _wanted(options: Options):
     return wanted
 
 
-def import_run(files: list[Path], options: Options) -> Outcome:
-    """Import the sessions (run files) of one W&B run id."""
-    outcome = Outcome()
+def _read_sessions(files: list[Path], options: Options, outcome: Outcome) -> list[Session]:
+    """The sessions with something in them; every fault, and every file without a record, is a reject."""
     sessions = []
     wanted = _wanted(options)
     for path in files:
@@ -262,6 +261,49 @@ def import_run(files: list[Path], options: Options) -> Outcome:
                 outcome.rejects.append(Reject(FORMAT, session.shown, "empty_run", detail))
             continue
         sessions.append(session)
+    return sessions
+
+
+def _add_sessions(run: Run, sessions: list[Session], starts: dict, outcome: Outcome) -> tuple[int, int]:
+    """Each session's run_start and, where it has an exit record, its run_end; returns the run's
+    first and last moment."""
+    ends = []
+    for session in sessions:
+        start_us, reason = starts[session.shown]
+        run.add("run_start", start_us, session.shown, reason)
+        if session.has_exit:
+            end_us, reason = _end(session, start_us)
+            ends.append(end_us)
+            status = "completed" if session.exit_code == 0 else "failed"
+            run.add("run_end", end_us, session.shown, reason, status=status)
+    last_heard = max(s.last_us or starts[s.shown][0] for s in sessions)
+    if not sessions[-1].has_exit:
+        run.run_fields["last_heard_from"] = format_ts(last_heard)
+        outcome.notes.append(
+            f"W&B run {run.run_id} has no exit record (still running, or killed): imported without run_end "
+            f"(incomplete), last heard from at {format_ts(last_heard)}"
+        )
+    return starts[sessions[0].shown][0], max([last_heard, *ends])
+
+
+def _add_checkpoints(run: Run, sessions, series, framework, run_config, span, options, outcome) -> None:
+    """Checkpoint files (exact), else checkpoints logged as artifacts, else evaluations."""
+    files_found = _checkpoint_files(sessions, sessions[-1].project or "wandb", run_config, span, outcome)
+    for found in files_found:
+        run.add("checkpoint", found.mtime_us, display_path(found.path), None, step=found.step)
+    artifacts = [] if files_found else _artifact_checkpoints(sessions, framework, outcome)
+    for ts_us, step, source, reason in artifacts:
+        run.add("checkpoint", ts_us, source, reason, step=step)
+    if not files_found and not artifacts:
+        every = _save_every(run_config, options)
+        for marker in scalars.eval_checkpoints(series, framework, options.eval_pattern, every):
+            run.add("checkpoint", marker.ts_us, marker.source_path, marker.reason, step=marker.step)
+
+
+def import_run(files: list[Path], options: Options) -> Outcome:
+    """Import the sessions (run files) of one W&B run id."""
+    outcome = Outcome()
+    sessions = _read_sessions(files, options, outcome)
     if not sessions:
         return outcome
     metadata = {s.shown: wandb_files.metadata(wandb_files.run_folder(s.path)) for s in sessions}
@@ -277,9 +319,8 @@ def import_run(files: list[Path], options: Options) -> Outcome:
     series, step_metric = _series(sessions)
     framework = _framework(series, step_metric)
     wandb_id = last.wandb_id or wandb_files.run_id_of(last.path)
-    project = last.project or "wandb"
     run = Run(
-        run_id=f"{project}/{wandb_id}",
+        run_id=f"{last.project or 'wandb'}/{wandb_id}",
         source_format=FORMAT,
         collection=_collection(last, options),
         task=task,
@@ -294,37 +335,9 @@ def import_run(files: list[Path], options: Options) -> Outcome:
     resources = _resources(sessions, metadata)
     if resources is not None:
         run.run_fields["resources"] = resources
-
-    ends = {}
-    for session in sessions:
-        start_us, reason = starts[session.shown]
-        run.add("run_start", start_us, session.shown, reason)
-        if session.has_exit:
-            end_us, reason = ends[session.shown] = _end(session, start_us)
-            status = "completed" if session.exit_code == 0 else "failed"
-            run.add("run_end", end_us, session.shown, reason, status=status)
-    last_heard = max(s.last_us or starts[s.shown][0] for s in sessions)
-    if not last.has_exit:
-        run.run_fields["last_heard_from"] = format_ts(last_heard)
-        outcome.notes.append(
-            f"W&B run {run.run_id} has no exit record (still running, or killed): imported without run_end "
-            f"(incomplete), last heard from at {format_ts(last_heard)}"
-        )
-
-    span = (starts[sessions[0].shown][0], max([last_heard, *(end for end, _ in ends.values())]))
-    files_found = _checkpoint_files(sessions, project, run_config, span, outcome)
-    for found in files_found:
-        run.add("checkpoint", found.mtime_us, display_path(found.path), None, step=found.step)
-    artifacts = [] if files_found else _artifact_checkpoints(sessions, framework, outcome)
-    for ts_us, step, source, reason in artifacts:
-        run.add("checkpoint", ts_us, source, reason, step=step)
-    if not files_found and not artifacts:
-        every = _save_every(run_config, options)
-        for marker in scalars.eval_checkpoints(series, framework, options.eval_pattern, every):
-            run.add("checkpoint", marker.ts_us, marker.source_path, marker.reason, step=marker.step)
-
-    completed = last.exit_code == 0
-    for marker in _epoch_markers(series, framework, completed, options):
+    span = _add_sessions(run, sessions, starts, outcome)
+    _add_checkpoints(run, sessions, series, framework, run_config, span, options, outcome)
+    for marker in _epoch_markers(series, framework, last.exit_code == 0, options):
         fields = {"epoch": marker.epoch}
         if marker.step is not None:
             fields["step"] = marker.step
