@@ -262,6 +262,31 @@ def test_without_checkpoint_files_the_model_artifacts_time_them(tmp_path, name, 
     assert all(word in c["approximation"] for c in of(lines, "checkpoint"))
 
 
+def test_checkpoints_in_the_training_folder_that_the_environment_record_names(project, tmp_path):
+    """A wandb/ folder kept away from the training's own folder (WANDB_DIR): the checkpoints are
+    found where the training ran. The run file is the real one, its environment record's `root`
+    pointed at this test's copy of the training folder and framed again."""
+    from wandb.proto import wandb_internal_pb2
+
+    source = run_file(project, "lightning")
+    records, fault = RecordReader.records_of(source)
+    assert fault is None
+    rewritten = []
+    for data in records:
+        record = wandb_internal_pb2.Record()
+        record.ParseFromString(data)
+        if record.WhichOneof("record_type") == "environment" and record.environment.root:
+            record.environment.root = str(project)
+        rewritten.append(record.SerializeToString())
+    elsewhere = tmp_path / "wandb_dir" / "wandb" / source.parent.name
+    elsewhere.mkdir(parents=True)
+    (elsewhere / source.name).write_bytes(frame(rewritten))
+    assert run_cli(elsewhere.parent, "--out", tmp_path / "out", "--quiet") == 0
+    lines = lines_of(tmp_path / "out", "lightning")
+    assert_matches_sessions(lines, sessions("lightning"), checkpoints_exact=True)
+    assert all(c["source_path"].startswith(str(project)) for c in of(lines, "checkpoint"))
+
+
 def test_lightning_config_task_and_epochs(out):
     (start,) = of(lines_of(out, "lightning"), "run_start")
     # save_hyperparameters (lr, hidden) and the script's own config update; W&B's _wandb left out

@@ -109,24 +109,30 @@ def parse_time(text: object) -> float | None:
 
 
 def checkpoint_folders(run_file: Path, project: str, run_config: dict, root: str) -> tuple[list[Path], list[bool]]:
-    """The folders that may hold this run's checkpoints, each searched deep or not:
+    """The folders that may hold this run's checkpoints, each searched deep or not, below the
+    project folder that holds `wandb/` and, when it is another folder that exists here, below the
+    folder the training ran in (`root`, from W&B's environment record; `WANDB_DIR` elsewhere):
 
     - PyTorch Lightning's ModelCheckpoint beside WandbLogger: `<save_dir>/<project>/<id>/checkpoints/`,
-      save_dir being the project folder by default;
+      save_dir being the training's folder by default;
     - the Hugging Face Trainer's `output_dir` (its `checkpoint-S/` folders), from the run's config,
-      moved to this project folder when it lay under the training's own (`root`, from W&B's
-      environment record);
+      taken as relative to the training's folder when it lay under it;
     - the run folder's `files/`, where `wandb.save` copies files.
     """
-    base = project_folder(run_file)
-    folders, deep = [base / project / run_id_of(run_file), run_folder(run_file) / "files"], [True, True]
+    bases = [project_folder(run_file)]
+    if root and Path(root).is_dir() and Path(root) != bases[0]:
+        bases.append(Path(root))
+    folders, deep = [run_folder(run_file) / "files"], [True]
     output_dir = run_config.get("output_dir")
-    if isinstance(output_dir, str) and output_dir:
-        path = Path(output_dir)
-        if not path.is_absolute():
-            path = base / path
-        elif root and path.is_relative_to(root):
-            path = base / path.relative_to(root)
-        folders.append(path)
-        deep.append(False)
+    for base in bases:
+        folders.append(base / project / run_id_of(run_file))
+        deep.append(True)
+        if isinstance(output_dir, str) and output_dir:
+            path = Path(output_dir)
+            if not path.is_absolute():
+                path = base / path
+            elif root and path.is_relative_to(root):
+                path = base / path.relative_to(root)
+            folders.append(path)
+            deep.append(False)
     return folders, deep
