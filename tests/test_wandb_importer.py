@@ -287,6 +287,31 @@ def test_checkpoints_in_the_training_folder_that_the_environment_record_names(pr
     assert all(c["source_path"].startswith(str(project)) for c in of(lines, "checkpoint"))
 
 
+def test_checkpoint_artifacts_logged_together_are_not_taken_for_save_times(tmp_path, capsys, wandb):
+    """WandbLogger(log_model=True) logs every checkpoint when training ends, one artifact after the
+    other: their place in the stream says nothing of when each was saved. The real Lightning run
+    file with its artifact records moved so, just before its exit record, and framed again."""
+    from wandb.proto import wandb_internal_pb2
+
+    project = materialize("wandb", tmp_path / "in", checkpoints=False)
+    source = run_file(project, "lightning")
+    records, _ = RecordReader.records_of(source)
+    kinds = []
+    for data in records:
+        record = wandb_internal_pb2.Record()
+        record.ParseFromString(data)
+        kinds.append(record.WhichOneof("record_type"))
+    artifacts = [data for data, kind in zip(records, kinds, strict=True) if kind == "artifact"]
+    others = [data for data, kind in zip(records, kinds, strict=True) if kind != "artifact"]
+    assert len(artifacts) == 3 and kinds[-1] == "exit"
+    source.write_bytes(frame(others[:-1] + artifacts + others[-1:]))
+    assert run_cli(project, "--out", tmp_path / "out") == 0
+    assert "checkpoint artifacts of steps 200, 400, 600 were logged together" in capsys.readouterr().err
+    lines = lines_of(tmp_path / "out", "lightning")
+    assert_matches_sessions(lines, sessions("lightning"), checkpoints_exact=False)
+    assert all("time of the evaluation logged at step" in c["approximation"] for c in of(lines, "checkpoint"))
+
+
 def test_lightning_config_task_and_epochs(out):
     (start,) = of(lines_of(out, "lightning"), "run_start")
     # save_hyperparameters (lr, hidden) and the script's own config update; W&B's _wandb left out
