@@ -262,25 +262,37 @@ def test_without_checkpoint_files_the_model_artifacts_time_them(tmp_path, name, 
     assert all(word in c["approximation"] for c in of(lines, "checkpoint"))
 
 
-def test_checkpoints_in_the_training_folder_that_the_environment_record_names(project, tmp_path):
-    """A wandb/ folder kept away from the training's own folder (WANDB_DIR): the checkpoints are
-    found where the training ran. The run file is the real one, its environment record's `root`
-    pointed at this test's copy of the training folder and framed again."""
+def reframe(path: Path, change) -> None:
+    """Write a real run file again, its records (parsed with wandb's protobuf: a list of (kind,
+    record)) changed by `change`, which returns the records to keep, in order."""
     from wandb.proto import wandb_internal_pb2
 
-    source = run_file(project, "lightning")
-    records, fault = RecordReader.records_of(source)
+    records, fault = RecordReader.records_of(path)
     assert fault is None
-    rewritten = []
+    parsed = []
     for data in records:
         record = wandb_internal_pb2.Record()
         record.ParseFromString(data)
-        if record.WhichOneof("record_type") == "environment" and record.environment.root:
-            record.environment.root = str(project)
-        rewritten.append(record.SerializeToString())
+        parsed.append((record.WhichOneof("record_type"), record))
+    path.write_bytes(frame([record.SerializeToString() for _, record in change(parsed)]))
+
+
+def test_checkpoints_in_the_training_folder_that_the_environment_record_names(project, tmp_path):
+    """A wandb/ folder kept away from the training's own folder (WANDB_DIR): the checkpoints are
+    found where the training ran. The run file is the real one, its environment record's `root`
+    pointed at this test's copy of the training folder."""
+
+    def root_here(records):
+        for kind, record in records:
+            if kind == "environment" and record.environment.root:
+                record.environment.root = str(project)
+        return records
+
+    source = run_file(project, "lightning")
     elsewhere = tmp_path / "wandb_dir" / "wandb" / source.parent.name
     elsewhere.mkdir(parents=True)
-    (elsewhere / source.name).write_bytes(frame(rewritten))
+    shutil.copy2(source, elsewhere / source.name)
+    reframe(elsewhere / source.name, root_here)
     assert run_cli(elsewhere.parent, "--out", tmp_path / "out", "--quiet") == 0
     lines = lines_of(tmp_path / "out", "lightning")
     assert_matches_sessions(lines, sessions("lightning"), checkpoints_exact=True)
@@ -290,26 +302,31 @@ def test_checkpoints_in_the_training_folder_that_the_environment_record_names(pr
 def test_checkpoint_artifacts_logged_together_are_not_taken_for_save_times(tmp_path, capsys, wandb):
     """WandbLogger(log_model=True) logs every checkpoint when training ends, one artifact after the
     other: their place in the stream says nothing of when each was saved. The real Lightning run
-    file with its artifact records moved so, just before its exit record, and framed again."""
-    from wandb.proto import wandb_internal_pb2
+    file with its artifact records moved so, just before its exit record."""
+
+    def artifacts_last(records):
+        artifacts = [r for r in records if r[0] == "artifact"]
+        others = [r for r in records if r[0] != "artifact"]
+        assert len(artifacts) == 3 and others[-1][0] == "exit"
+        return others[:-1] + artifacts + others[-1:]
 
     project = materialize("wandb", tmp_path / "in", checkpoints=False)
-    source = run_file(project, "lightning")
-    records, _ = RecordReader.records_of(source)
-    kinds = []
-    for data in records:
-        record = wandb_internal_pb2.Record()
-        record.ParseFromString(data)
-        kinds.append(record.WhichOneof("record_type"))
-    artifacts = [data for data, kind in zip(records, kinds, strict=True) if kind == "artifact"]
-    others = [data for data, kind in zip(records, kinds, strict=True) if kind != "artifact"]
-    assert len(artifacts) == 3 and kinds[-1] == "exit"
-    source.write_bytes(frame(others[:-1] + artifacts + others[-1:]))
+    reframe(run_file(project, "lightning"), artifacts_last)
     assert run_cli(project, "--out", tmp_path / "out") == 0
     assert "checkpoint artifacts of steps 200, 400, 600 were logged together" in capsys.readouterr().err
     lines = lines_of(tmp_path / "out", "lightning")
     assert_matches_sessions(lines, sessions("lightning"), checkpoints_exact=False)
     assert all("time of the evaluation logged at step" in c["approximation"] for c in of(lines, "checkpoint"))
+
+
+def test_without_files_or_artifacts_the_trainers_evaluations_at_its_save_steps_stand_in(tmp_path, wandb):
+    """The HF Trainer without WANDB_LOG_MODEL logs no artifact: the real run file without them."""
+    project = materialize("wandb", tmp_path / "in", checkpoints=False)
+    reframe(run_file(project, "hf"), lambda records: [r for r in records if r[0] != "artifact"])
+    assert run_cli(project, "--out", tmp_path / "out", "--quiet") == 0
+    lines = lines_of(tmp_path / "out", "hf")
+    assert_matches_sessions(lines, sessions("hf"), checkpoints_exact=False)
+    assert all("the Trainer saves right after evaluating" in c["approximation"] for c in of(lines, "checkpoint"))
 
 
 def test_lightning_config_task_and_epochs(out):
