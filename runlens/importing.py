@@ -1,18 +1,19 @@
 """`runlens import`: convert existing training logs into runlens event logs, with no change to the
 training code.
 
-    runlens import PATH... --out RAW_DIR [--format auto|tensorboard|mlflow|text] [options]
+    runlens import PATH... --out RAW_DIR [--format auto|wandb|tensorboard|mlflow|text] [options]
 
-Reads TensorBoard event files (`events.out.tfevents.*`), MLflow tracking data (the `mlruns/` file
-store and the sqlite `mlflow.db`) and line-oriented text logs (fairseq style) below each PATH, and
-writes one JSONL file per run under RAW_DIR (`RAW_DIR/<format>/<run id>.jsonl`) in the input
-contract, each line saying where it came from and whether its time is exact. Input problems are
+Reads W&B run folders (`wandb/run-*/run-<id>.wandb`, online or offline), TensorBoard event files
+(`events.out.tfevents.*`), MLflow tracking data (the `mlruns/` file store and the sqlite
+`mlflow.db`) and line-oriented text logs (fairseq style) below each PATH, and writes one JSONL file
+per run under RAW_DIR (`RAW_DIR/<format>/<run id>.jsonl`) in the input contract, each line saying
+where it came from and whether its time is exact. Input problems are
 listed in `RAW_DIR/_import_rejects.jsonl`. Importing a source again replaces the files an earlier
 import of it wrote (importers/runner.py). Then build the marts over RAW_DIR:
 
     runlens build --logs RAW_DIR        (or `runlens profile PATH...`: import, build, report)
 
-TensorBoard needs the importer extra: `pip install 'runlens[importers]'` (in a checkout:
+TensorBoard and W&B need the importer extra: `pip install 'runlens[importers]'` (in a checkout:
 `pip install -r requirements-importers.txt`).
 
 Exit status: 0 when runs or rejects were written; 1 when the PATHs hold nothing to import (one
@@ -40,14 +41,15 @@ def add_import_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--format", choices=FORMATS, default="auto", help="what to read (default: %(default)s)")
     parser.add_argument(
         "--collection",
-        help="collection of every imported run (default: MLflow experiment name; "
+        help="collection of every imported run (default: MLflow experiment name; W&B project, and group or sweep; "
         "for TensorBoard and text logs the PATH's folder name)",
     )
     parser.add_argument("--task", help="task of every imported run")
     parser.add_argument(
         "--task-key",
         default="task",
-        help="MLflow tag or param (TensorBoard: hparam) naming the task (default: %(default)s)",
+        help="MLflow tag or param (TensorBoard: hparam; W&B: config key, else the job type, else the "
+        "run name) naming the task (default: %(default)s)",
     )
     parser.add_argument(
         "--epoch-metric",

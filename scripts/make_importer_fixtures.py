@@ -53,10 +53,10 @@ WEIGHT_SUFFIXES = (".ckpt", ".pt", ".pth", ".bin", ".safetensors")
 
 
 # ---------------------------------------------------------------------------------------------
-# the data and the model (shared by both frameworks)
+# the data and the model (shared by every training here and in make_wandb_fixtures.py)
 
 
-def _pairs():
+def pairs():
     import torch
 
     generator = torch.Generator().manual_seed(SEED)
@@ -72,7 +72,7 @@ def _pairs():
     )
 
 
-def _mlp():
+def mlp():
     import torch
     from torch import nn
 
@@ -93,7 +93,7 @@ def _mlp():
     return AddMod()
 
 
-class _Recorder:
+class Recorder:
     """The independent record: wall-clock times taken in the training process itself.
 
     A run's start and end are recorded as a bracket: ``ts`` is taken before the framework's
@@ -126,28 +126,17 @@ class _Recorder:
 # PyTorch Lightning
 
 
-def train_lightning(workdir: Path, fail: bool) -> None:
+def lightning_parts(recorder: Recorder) -> tuple[type, type]:
+    """The LightningModule every Lightning training fits, and a ModelCheckpoint that records each save."""
     import lightning.pytorch as pl
     import torch
-    from lightning.pytorch.callbacks import Callback, ModelCheckpoint
-    from lightning.pytorch.loggers import MLFlowLogger, TensorBoardLogger
-    from torch.utils.data import DataLoader, TensorDataset
-
-    torch.set_num_threads(1)
-    pl.seed_everything(SEED, workers=True)
-    recorder = _Recorder("lightning")
-    (train_a, train_b, train_y), (val_a, val_b, val_y) = _pairs()
+    from lightning.pytorch.callbacks import ModelCheckpoint
 
     class Module(pl.LightningModule):
         def __init__(self, lr: float = 0.003, hidden: int = 128) -> None:
             super().__init__()
             self.save_hyperparameters()
-            self.net = _mlp()
-
-        def prepare_data(self):
-            # Lightning calls this just before it creates the loggers' experiments (TensorBoard
-            # writer, MLflow run) in its setup hook, so it opens the run_start bracket.
-            recorder.mark("run_start")
+            self.net = mlp()
 
         def training_step(self, batch, batch_idx):
             a, b, y = batch
@@ -171,6 +160,50 @@ def train_lightning(workdir: Path, fail: bool) -> None:
             started = time.time()
             super()._save_checkpoint(trainer, filepath)
             recorder.checkpoint(trainer.global_step, trainer.current_epoch, started, os.path.basename(filepath))
+
+    return Module, RecordingCheckpoint
+
+
+def fit_lightning(workdir: Path, module, loggers, callbacks: list) -> None:
+    """Fit the module for EPOCHS epochs on the CPU: validation and a checkpoint every EVERY steps."""
+    import lightning.pytorch as pl
+    from torch.utils.data import DataLoader, TensorDataset
+
+    (train_a, train_b, train_y), (val_a, val_b, val_y) = pairs()
+    trainer = pl.Trainer(
+        max_epochs=EPOCHS,
+        accelerator="cpu",
+        devices=1,
+        logger=loggers,
+        callbacks=callbacks,
+        val_check_interval=EVERY,
+        check_val_every_n_epoch=None,
+        log_every_n_steps=50,
+        enable_progress_bar=False,
+        enable_model_summary=False,
+        default_root_dir=str(workdir),
+    )
+    train = DataLoader(TensorDataset(train_a, train_b, train_y), batch_size=BATCH_SIZE, shuffle=True)
+    val = DataLoader(TensorDataset(val_a, val_b, val_y), batch_size=64)
+    trainer.fit(module, train, val)
+
+
+def train_lightning(workdir: Path, fail: bool) -> None:
+    import lightning.pytorch as pl
+    import torch
+    from lightning.pytorch.callbacks import Callback
+    from lightning.pytorch.loggers import MLFlowLogger, TensorBoardLogger
+
+    torch.set_num_threads(1)
+    pl.seed_everything(SEED, workers=True)
+    recorder = Recorder("lightning")
+    Module, RecordingCheckpoint = lightning_parts(recorder)
+
+    class LoggedModule(Module):
+        def prepare_data(self):
+            # Lightning calls this just before it creates the loggers' experiments (TensorBoard
+            # writer, MLflow run) in its setup hook, so it opens the run_start bracket.
+            recorder.mark("run_start")
 
     class Record(Callback):
         def on_fit_start(self, trainer, pl_module):
@@ -200,24 +233,10 @@ def train_lightning(workdir: Path, fail: bool) -> None:
             log_model="all" if fail else False,
         ),
     ]
-    trainer = pl.Trainer(
-        max_epochs=EPOCHS,
-        accelerator="cpu",
-        devices=1,
-        logger=loggers,
-        callbacks=[Record(), RecordingCheckpoint(every_n_train_steps=EVERY, save_top_k=-1)],
-        val_check_interval=EVERY,
-        check_val_every_n_epoch=None,
-        log_every_n_steps=50,
-        enable_progress_bar=False,
-        enable_model_summary=False,
-        default_root_dir=str(workdir),
-    )
-    train = DataLoader(TensorDataset(train_a, train_b, train_y), batch_size=BATCH_SIZE, shuffle=True)
-    val = DataLoader(TensorDataset(val_a, val_b, val_y), batch_size=64)
     recorder.mark("fit_called")
     try:
-        trainer.fit(Module(), train, val)
+        callbacks = [Record(), RecordingCheckpoint(every_n_train_steps=EVERY, save_top_k=-1)]
+        fit_lightning(workdir, LoggedModule(), loggers, callbacks)
     except RuntimeError as error:
         if not fail:
             raise
@@ -230,15 +249,13 @@ def train_lightning(workdir: Path, fail: bool) -> None:
 # Hugging Face Trainer
 
 
-def train_hf(workdir: Path) -> None:
-    import torch
+def hf_trainer(output_dir: Path, report_to: list[str], first, after):
+    """The Trainer every HF training runs: EPOCHS epochs, evaluation and a save every EVERY steps;
+    callback `first` runs before the trackers' callbacks, `after` after them."""
     from torch.utils.data import Dataset
-    from transformers import Trainer, TrainerCallback, TrainingArguments
+    from transformers import Trainer, TrainingArguments
 
-    torch.set_num_threads(1)
-    torch.manual_seed(SEED)
-    recorder = _Recorder("hf")
-    (train_a, train_b, train_y), (val_a, val_b, val_y) = _pairs()
+    (train_a, train_b, train_y), (val_a, val_b, val_y) = pairs()
 
     class Pairs(Dataset):
         def __init__(self, a, b, y) -> None:
@@ -249,6 +266,44 @@ def train_hf(workdir: Path) -> None:
 
         def __getitem__(self, index):
             return {"a": self.a[index], "b": self.b[index], "labels": self.y[index]}
+
+    args = TrainingArguments(
+        output_dir=str(output_dir),
+        num_train_epochs=EPOCHS,
+        per_device_train_batch_size=BATCH_SIZE,
+        per_device_eval_batch_size=64,
+        learning_rate=0.003,
+        eval_strategy="steps",
+        eval_steps=EVERY,
+        save_strategy="steps",
+        save_steps=EVERY,
+        logging_steps=50,
+        report_to=report_to,
+        run_name="addmod-hf",
+        use_cpu=True,
+        seed=SEED,
+        disable_tqdm=True,
+        remove_unused_columns=False,
+        dataloader_num_workers=0,
+    )
+    trainer = Trainer(
+        model=mlp(),
+        args=args,
+        train_dataset=Pairs(train_a, train_b, train_y),
+        eval_dataset=Pairs(val_a, val_b, val_y),
+        callbacks=[after],
+    )
+    trainer.callback_handler.callbacks.insert(0, first)
+    return trainer
+
+
+def train_hf(workdir: Path) -> None:
+    import torch
+    from transformers import TrainerCallback
+
+    torch.set_num_threads(1)
+    torch.manual_seed(SEED)
+    recorder = Recorder("hf")
 
     class RecordFirst(TrainerCallback):
         """Runs before the TensorBoard and MLflow callbacks."""
@@ -282,33 +337,7 @@ def train_hf(workdir: Path) -> None:
     import mlflow
 
     mlflow.set_experiment("runlens-fixture-hf")
-    args = TrainingArguments(
-        output_dir=str(workdir / "out"),
-        num_train_epochs=EPOCHS,
-        per_device_train_batch_size=BATCH_SIZE,
-        per_device_eval_batch_size=64,
-        learning_rate=0.003,
-        eval_strategy="steps",
-        eval_steps=EVERY,
-        save_strategy="steps",
-        save_steps=EVERY,
-        logging_steps=50,
-        report_to=["tensorboard", "mlflow"],
-        run_name="addmod-hf",
-        use_cpu=True,
-        seed=SEED,
-        disable_tqdm=True,
-        remove_unused_columns=False,
-        dataloader_num_workers=0,
-    )
-    trainer = Trainer(
-        model=_mlp(),
-        args=args,
-        train_dataset=Pairs(train_a, train_b, train_y),
-        eval_dataset=Pairs(val_a, val_b, val_y),
-        callbacks=[Record()],
-    )
-    trainer.callback_handler.callbacks.insert(0, RecordFirst())
+    trainer = hf_trainer(workdir / "out", ["tensorboard", "mlflow"], RecordFirst(), Record())
     recorder.mark("fit_called")
     trainer.train()
     recorder.mark("fit_returned")
@@ -380,14 +409,18 @@ def make_fixture(name: str, out: Path, python: str) -> float:
                     shutil.copyfileobj(raw, packed)
             database.unlink()
         (workdir / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
-        target = out / name
-        if target.exists():
-            shutil.rmtree(target)
-        shutil.copytree(workdir, target, copy_function=shutil.copy2)
+        store(workdir, out / name)
+    return seconds
+
+
+def store(workdir: Path, target: Path) -> None:
+    """Copy a finished training folder to target (replacing it), as a clone will have it."""
+    if target.exists():
+        shutil.rmtree(target)
+    shutil.copytree(workdir, target, copy_function=shutil.copy2)
     for folder in sorted(target.rglob("*"), key=lambda p: len(p.parts), reverse=True):
         if folder.is_dir() and not any(folder.iterdir()):
             folder.rmdir()  # git keeps no empty folders: the fixture is what a clone has
-    return seconds
 
 
 def main(argv: list[str] | None = None) -> int:

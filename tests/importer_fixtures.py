@@ -121,5 +121,5 @@ def assert_matches_record(lines: list[dict], rec: dict, checkpoints_exact: bool 
 
     for line in lines:
         assert line["is_approximate"] == (line["approximation"] is not None), line
-        assert line["source_format"] in ("tensorboard", "mlflow", "text")
+        assert line["source_format"] in ("tensorboard", "mlflow", "text", "wandb")
         assert line["source_path"]

@@ -19,6 +19,9 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from .common import Reject, display_path
+
+GRACE_US = 600 * 1_000_000  # a checkpoint this long after the run's last event still counts
 _LIGHTNING = re.compile(r"(?:^|[-_])step=(\d+)(?:[-_.].*)?\.ckpt$")
 _LIGHTNING_EPOCH = re.compile(r"(?:^|[-_])epoch=(\d+)")
 _HF_DIR = re.compile(r"^checkpoint-(\d+)$")
@@ -79,3 +82,21 @@ def find_checkpoints(folders: list[Path], recursive: list[bool]) -> list[Checkpo
                 continue
             found[path] = CheckpointFile(path, parsed[0], mtime_us, parsed[1])
     return sorted(found.values(), key=lambda c: (c.mtime_us, c.step, str(c.path)))
+
+
+def checkpoints_in_run(
+    folders: list[Path], recursive: list[bool], start_us: int, end_us: int, source_format: str
+) -> tuple[list[CheckpointFile], list[Reject]]:
+    """The checkpoints in the folders that were written during the run (from its start to GRACE_US
+    after its last event); each other one is a reject (`checkpoint_outside_run`: copied files?)."""
+    kept, rejects = [], []
+    for found in find_checkpoints(folders, recursive):
+        if start_us <= found.mtime_us <= end_us + GRACE_US:
+            kept.append(found)
+        else:
+            detail = (
+                f"modified at {found.mtime_us / 1e6:.3f}, outside the run's events "
+                f"{start_us / 1e6:.3f}..{end_us / 1e6:.3f}: not used"
+            )
+            rejects.append(Reject(source_format, display_path(found.path), "checkpoint_outside_run", detail))
+    return kept, rejects

@@ -1,7 +1,7 @@
 """What every importer shares: the imported run, its events, rejects, times and the JSONL writer.
 
-An importer turns one source (a TensorBoard run folder, an MLflow run, a text log) into a `Run`
-of contract events. Each event line carries, beside the contract fields, where it came from
+An importer turns one source (a TensorBoard run folder, an MLflow run, a text log, a W&B run) into
+a `Run` of contract events. Each event line carries, beside the contract fields, where it came from
 (`source_format`, `source_path`) and whether its time is exact (`is_approximate`, and an
 `approximation` that says why not). Problems with the input become `Reject`s, written to
 `<out>/_import_rejects.jsonl`, never exceptions.
@@ -23,6 +23,7 @@ EVENT_ORDER = {"run_start": 0, "checkpoint": 1, "epoch_end": 2, "run_end": 3, "p
 # Checked in this order; `reason` of a Reject is one of these.
 REJECT_REASONS = {
     "unreadable_event_file": "a TensorBoard event file that could not be opened or whose first record is unreadable",
+    "unreadable_wandb_file": "a W&B run file (run-<id>.wandb) that could not be read or lacks W&B's header",
     "corrupt_record": "a record that fails its checksum or does not parse; the rest of that file is not read",
     "truncated_record": "a file that ends inside a record (the writer was stopped mid-write)",
     "missing_meta_yaml": "an MLflow experiment or run folder without meta.yaml",
@@ -90,7 +91,7 @@ class Run:
     """One imported run: its identity, run-level fields and its events."""
 
     run_id: str
-    source_format: str  # tensorboard | mlflow | text
+    source_format: str  # tensorboard | mlflow | text | wandb
     collection: str
     task: str
     config: dict = field(default_factory=dict)

@@ -17,6 +17,7 @@ LOOKS_FOR = {
     "tensorboard": "TensorBoard event files (events.out.tfevents.*)",
     "mlflow": "MLflow tracking data (an mlruns/ folder, mlflow.db)",
     "text": "text training logs (*.log, *.txt, *.out with timestamps and checkpoint or epoch lines)",
+    "wandb": "W&B run folders (wandb/run-*/run-<id>.wandb)",
 }
 
 

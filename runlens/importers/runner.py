@@ -2,25 +2,29 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import mlflow_files, mlflow_runs, mlflow_sqlite, text_log
+from . import mlflow_files, mlflow_runs, mlflow_sqlite, text_log, wandb_files
 from .common import Options, Outcome, Reject, display_path, run_file, write_rejects, write_run
 from .earlier_imports import replace_earlier, source_key
 from .inputs import nothing_to_import
 from .progress import Progress, summary
 
-FORMATS = ("auto", "tensorboard", "mlflow", "text")
+FORMATS = ("auto", "tensorboard", "mlflow", "text", "wandb")
+# the formats that need a package of the importer extra: format -> (package, name in messages)
+OPTIONAL = {"tensorboard": ("tensorboard", "TensorBoard"), "wandb": ("wandb", "W&B")}
 SQLITE_SUFFIXES = (".db", ".sqlite", ".sqlite3")
 
 
 @dataclass
 class Source:
-    """One unit of work: a TensorBoard run folder, an MLflow run folder, a database, a text log."""
+    """One unit of work: a TensorBoard run folder, an MLflow run folder, a database, a text log,
+    the run files (sessions) of one W&B run."""
 
-    kind: str  # tensorboard | mlflow_file | mlflow_sqlite | text
+    kind: str  # tensorboard | mlflow_file | mlflow_sqlite | text | wandb
     path: Path
     root: Path
     files: list[Path] = field(default_factory=list)
@@ -50,22 +54,38 @@ def _walk_files(root: Path) -> list[Path]:
     return found
 
 
-def _tensorboard_available() -> bool:
-    try:
-        import tensorboard  # noqa: F401
-    except ImportError:
+def _available(package: str) -> bool:
+    return importlib.util.find_spec(package) is not None
+
+
+def _in_wandb_run(path: Path, run_dirs: set[Path], fmt: str, plan: Plan) -> bool:
+    """Whether --format auto leaves this file to the W&B run folder it lies in (with a note)."""
+    owner = next((d for d in path.parents if d in run_dirs), None)
+    if owner is None or fmt != "auto":
         return False
+    plan.notes.append(
+        f"{display_path(path)}: among the files of W&B run folder {owner.name}: that run covers it "
+        "(its times come from W&B's record stream); --format tensorboard or text imports it alone"
+    )
     return True
 
 
-def discover(paths: list[Path], fmt: str, options: Options) -> Plan:
-    """Every source below the paths that the format takes, in a stable order."""
+def discover(paths: list[Path], fmt: str, options: Options, without: frozenset[str] = frozenset()) -> Plan:
+    """Every source below the paths that the format takes, in a stable order; `without`: formats
+    --format auto leaves out (their package is not installed)."""
     plan = Plan()
-    want = {fmt} if fmt != "auto" else {"tensorboard", "mlflow", "text"}
+    want = {fmt} if fmt != "auto" else {"tensorboard", "mlflow", "text", "wandb"} - without
     for root in paths:
         found_before = len(plan.sources)
         files = _walk_files(root)
         base = root if root.is_dir() else root.parent
+        wandb_dirs: set[Path] = set()
+        if "wandb" in want or fmt == "auto":
+            run_files = [path for path in files if wandb_files.is_run_file(path)]
+            wandb_dirs = {wandb_files.run_folder(path) for path in run_files}
+        if "wandb" in want:
+            for run_files_of_id in wandb_files.sessions_by_run(run_files).values():
+                plan.sources.append(Source("wandb", run_files_of_id[0], base, run_files_of_id))
         mlflow_run_dirs: list[Path] = []
         if "mlflow" in want and root.is_dir():
             mlflow_run_dirs = mlflow_files.find_run_folders(root)
@@ -80,7 +100,7 @@ def discover(paths: list[Path], fmt: str, options: Options) -> Plan:
 
             groups: dict[Path, list[Path]] = {}
             for path in files:
-                if is_event_file(path):
+                if is_event_file(path) and not _in_wandb_run(path, wandb_dirs, fmt, plan):
                     groups.setdefault(run_folder(path), []).append(path)
             for folder, event_files in sorted(groups.items()):
                 owner = next((d for d in mlflow_run_dirs if d in folder.parents), None)
@@ -95,7 +115,8 @@ def discover(paths: list[Path], fmt: str, options: Options) -> Plan:
         if "text" in want:
             for path in files:
                 if fmt == "text" and root.is_file() or text_log.looks_like_log(path, options):
-                    plan.sources.append(Source("text", path, base, [path]))
+                    if not _in_wandb_run(path, wandb_dirs, fmt, plan):
+                        plan.sources.append(Source("text", path, base, [path]))
         states = [p for p in files if p.name.endswith("trainer_state.json")]
         if fmt == "auto" and states and len(plan.sources) == found_before:
             plan.notes.append(
@@ -112,6 +133,10 @@ def _import(source: Source, options: Options) -> Outcome:
         return tensorboard.import_run(source.path, source.files, source.root, options)
     if source.kind == "text":
         return text_log.import_log(source.path, source.root, options)
+    if source.kind == "wandb":
+        from . import wandb_runs  # wandb is an optional extra
+
+        return wandb_runs.import_run(source.files, options)
     outcome = Outcome()
     if source.kind == "mlflow_file":
         name, experiment_id, deleted, reject = mlflow_files.experiment_of(source.path)
@@ -149,18 +174,16 @@ def run_import(
     """Import every source below paths into out; returns what was imported and the summary line.
     Raises NothingToImport (writing nothing) when the paths hold no source."""
     options = options or Options()
-    if fmt in ("auto", "tensorboard") and not _tensorboard_available():
-        if fmt == "tensorboard":
-            raise RuntimeError(
-                "reading TensorBoard logs needs the importer extra: pip install -r requirements-importers.txt"
-            )
-        fmt_note = "tensorboard is not installed: TensorBoard logs skipped (pip install -r requirements-importers.txt)"
-        plan = discover(paths, "mlflow", options)
-        text_plan = discover(paths, "text", options)
-        plan.sources += text_plan.sources
-        plan.notes.append(fmt_note)
-    else:
-        plan = discover(paths, fmt, options)
+    wanted = [name for name in OPTIONAL if fmt in ("auto", name)]
+    missing = frozenset(name for name in wanted if not _available(OPTIONAL[name][0]))
+    if fmt in missing:
+        label = OPTIONAL[fmt][1]
+        raise RuntimeError(f"reading {label} logs needs the importer extra: pip install -r requirements-importers.txt")
+    plan = discover(paths, fmt, options, without=missing)
+    for name in sorted(missing):
+        package, label = OPTIONAL[name]
+        extra = "pip install -r requirements-importers.txt"
+        plan.notes.append(f"{package} is not installed: {label} logs skipped ({extra})")
     if not plan.sources:
         raise nothing_to_import(paths, fmt, plan.notes)
     progress = progress or Progress(plan.file_count)

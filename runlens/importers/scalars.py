@@ -242,11 +242,10 @@ def eval_checkpoints(series: Series, style: str, eval_pattern: re.Pattern, every
         else:
             step = logged_step
             last = max(group, key=lambda p: (p.ts_us, p.source_path))
-            picked, reason = (
-                last,
-                f"no checkpoint file found: time of the evaluation at step {step} "
-                "(the Trainer saves right after evaluating, so later)",
-            )
+            saves = "the Trainer saves right after evaluating, so later"
+            if style == "plain":  # a loop of the user's own (W&B's importer): no convention to go by
+                saves = "a plain loop: a save is assumed at each evaluation"
+            picked, reason = (last, f"no checkpoint file found: time of the evaluation at step {step} ({saves})")
         if step <= 0 or (every and step % every):
             continue
         markers.append(Marker(picked.ts_us, step, None, picked.source_path, reason))

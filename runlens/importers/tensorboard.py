@@ -31,13 +31,12 @@ from tensorboard.compat.tensorflow_stub.pywrap_tensorflow import PyRecordReader_
 from tensorboard.util import tensor_util
 
 from . import scalars
-from .checkpoints import CheckpointFile, find_checkpoints
+from .checkpoints import checkpoints_in_run
 from .common import UNSPECIFIED_TASK, Options, Outcome, Reject, Run, display_path, us_from_seconds
 
 FORMAT = "tensorboard"
 EVENT_FILE = re.compile(r"(^|\.)events\.out\.tfevents\.")
 KERAS_SPLITS = ("train", "validation")
-CHECKPOINT_GRACE_US = 600 * 1_000_000  # a checkpoint this long after the last event still counts
 START_REASON = "run_start taken from the first TensorBoard event (the writer's creation): set-up before it is not seen"
 END_REASON = "run_end taken from the last TensorBoard event: work after the last logged scalar is not seen"
 NO_STATUS = "; TensorBoard records no run status, so the run is taken as completed"
@@ -236,20 +235,8 @@ def import_run(folder: Path, files: list[Path], root: Path, options: Options) ->
     run.add("run_start", start_us, first.shown, START_REASON)
 
     folders, deep = _checkpoint_folders(folder)
-    files_found: list[CheckpointFile] = []
-    for found in find_checkpoints(folders, deep):
-        if start_us <= found.mtime_us <= end_us + CHECKPOINT_GRACE_US:
-            files_found.append(found)
-        else:
-            outcome.rejects.append(
-                Reject(
-                    FORMAT,
-                    display_path(found.path),
-                    "checkpoint_outside_run",
-                    f"modified at {found.mtime_us / 1e6:.3f}, outside the run's events "
-                    f"{start_us / 1e6:.3f}..{end_us / 1e6:.3f}: not used",
-                )
-            )
+    files_found, rejects = checkpoints_in_run(folders, deep, start_us, end_us, FORMAT)
+    outcome.rejects.extend(rejects)
     for found in files_found:
         run.add("checkpoint", found.mtime_us, display_path(found.path), None, step=found.step)
     if not files_found:
