@@ -123,3 +123,15 @@ def assert_matches_record(lines: list[dict], rec: dict, checkpoints_exact: bool 
         assert line["is_approximate"] == (line["approximation"] is not None), line
         assert line["source_format"] in ("tensorboard", "mlflow", "text", "wandb")
         assert line["source_path"]
+
+
+def importer_extra(module: str):
+    """The importer extra's module (tensorboard, wandb), or a skip without it; CI sets
+    RUNLENS_REQUIRE_IMPORTERS=1 (.ci/run), so that a missing extra fails the run instead."""
+    import importlib
+
+    import pytest
+
+    if os.environ.get("RUNLENS_REQUIRE_IMPORTERS") == "1":
+        return importlib.import_module(module)
+    return pytest.importorskip(module)

@@ -27,6 +27,7 @@ from importer_fixtures import (
     assert_matches_record,
     assert_within,
     imported,
+    importer_extra,
     materialize,
     of,
     only_run,
@@ -45,7 +46,7 @@ SCHEMA = json.loads((REPO / "models" / "staging" / "runlens_event.schema.json").
 
 @pytest.fixture
 def tensorboard():
-    return pytest.importorskip("tensorboard")
+    return importer_extra("tensorboard")
 
 
 def run_cli(*args: str | Path) -> int:

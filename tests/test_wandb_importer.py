@@ -24,7 +24,18 @@ import jsonschema
 import pytest
 from conftest import SAMPLE_PROJECT
 from import_logs import main
-from importer_fixtures import APPROXIMATE, EXACT, FIXTURES, assert_within, imported, materialize, of, rejects, seconds
+from importer_fixtures import (
+    APPROXIMATE,
+    EXACT,
+    FIXTURES,
+    assert_within,
+    imported,
+    importer_extra,
+    materialize,
+    of,
+    rejects,
+    seconds,
+)
 from make_wandb_fixtures import PROJECT
 from make_wandb_fixtures import RUN_IDS as IDS
 from pipeline import DATABASE, REPO, build
@@ -37,7 +48,7 @@ SCHEMA = json.loads((REPO / "models" / "staging" / "runlens_event.schema.json").
 
 @pytest.fixture
 def wandb():
-    return pytest.importorskip("wandb")
+    return importer_extra("wandb")
 
 
 def run_cli(*args: str | Path) -> int:
@@ -465,7 +476,7 @@ def test_a_copied_run_folder_is_read_once(project, tmp_path, capsys):
 
 
 def test_other_logs_inside_a_wandb_run_folder_are_left_to_it(project, tmp_path, capsys):
-    pytest.importorskip("tensorboard")
+    importer_extra("tensorboard")
     tb = materialize("lightning", tmp_path / "tb")
     (events,) = (tb / "lightning_logs").rglob("events.out.tfevents.*")
     target = run_file(project, "lightning").parent / "files" / "lightning_logs"
