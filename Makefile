@@ -3,7 +3,7 @@
 #                 render the Markdown reports into reports/
 #   make test     install into .venv with the dev tools and the frameworks extra, lint, and run every test
 # Point runlens at your own logs with RUNLENS_RAW_DIR=/path/to/logs make sample, or profile logs
-# that TensorBoard, MLflow or a text logger wrote with: make profile FROM="/path/to/logs ..."
+# that W&B, TensorBoard, MLflow or a text logger wrote with: make profile FROM="/path/to/logs ..."
 # Both run the `runlens` command that the venv installs from this checkout (editable: pyproject.toml).
 
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
@@ -25,7 +25,7 @@ sample: build
 build: $(VENV)/.installed-runtime
 	$(BIN)/runlens build
 
-# Import existing TensorBoard / MLflow / text logs into imported/ (the contract's JSONL), build the
+# Import existing W&B / TensorBoard / MLflow / text logs into imported/ (the contract's JSONL), build the
 # marts from them into imported.duckdb and render the reports into reports/imported/.
 IMPORTED ?= imported
 profile: $(VENV)/.installed-importers

@@ -23,7 +23,6 @@ import duckdb
 import jsonschema
 import pytest
 from conftest import SAMPLE_PROJECT
-from import_logs import main
 from importer_fixtures import (
     APPROXIMATE,
     EXACT,
@@ -40,6 +39,7 @@ from make_wandb_fixtures import PROJECT
 from make_wandb_fixtures import RUN_IDS as IDS
 from pipeline import DATABASE, REPO, build
 
+from runlens.cli import main
 from runlens.importers import runner
 from runlens.importers.wandb_framing import BLOCK, RecordReader, checksum
 
@@ -52,7 +52,7 @@ def wandb():
 
 
 def run_cli(*args: str | Path) -> int:
-    return main([str(a) for a in args])
+    return main(["import", *(str(a) for a in args)])
 
 
 def sessions(name: str) -> list[dict]:
