@@ -5,6 +5,7 @@
     runlens import  PATH... --out RAW_DIR [importer options]               runlens/importing.py
     runlens profile PATH... [--out RAW_DIR] [--db PATH] [--reports DIR]    runlens/profile.py
     runlens watch   [--logs DIR] [--db PATH] [--out DIR]                   runlens/watch.py
+    runlens marts   [--db PATH]                                            runlens/marts.py
 
 A user mistake is one line on stderr starting `runlens: ` that says what to do, with exit status 2.
 """
@@ -16,7 +17,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from runlens import __version__, importing, profile, reporting, watch
+from runlens import __version__, importing, marts, profile, reporting, watch
 from runlens import build as building
 from runlens.dbt_session import DbtSession
 from runlens.project import ProjectNotFound
@@ -50,9 +51,14 @@ def run_build(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 COMMANDS = {
     "build": ("build the marts from the raw logs (crash-safe)", add_build_arguments, run_build),
     "report": ("render the Markdown reports from the marts", reporting.add_arguments, reporting.run),
-    "import": ("convert TensorBoard, MLflow or text logs into runlens logs", importing.add_arguments, importing.run),
+    "import": (
+        "convert W&B, TensorBoard, MLflow or text logs into runlens logs",
+        importing.add_arguments,
+        importing.run,
+    ),
     "profile": ("import, build and report in one go", profile.add_arguments, profile.run),
     "watch": ("rebuild and re-render as the logs change", watch.add_arguments, watch.run),
+    "marts": ("list the marts with their grain and rows, to start querying", marts.add_arguments, marts.run),
 }
 
 

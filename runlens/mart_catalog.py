@@ -4,6 +4,7 @@ agree on) use, instead of copies kept by hand."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import yaml
@@ -42,3 +43,9 @@ def collection_mart_names(marts_dir: Path = MARTS_DIR) -> tuple[str, ...]:
 
 def compared_mart_names(marts_dir: Path = MARTS_DIR) -> tuple[str, ...]:
     return tuple(model["name"] for model in declared_marts(marts_dir) if is_compared(model))
+
+
+def grain_of(model: dict) -> str:
+    """The grain a mart's description states (`Grain: one row per run.`), without the word."""
+    found = re.search(r"Grain: ([^.]*)\.", " ".join((model.get("description") or "").split()))
+    return found.group(1) if found else ""
