@@ -1,0 +1,340 @@
+"""The SQL guide (docs/queries.md, issue 25): every query runs over the sample and returns exactly
+the answer the page shows, and each answer is checked against figures worked out from the sample's
+raw logs here (tests/oracle.py reads them with no SQL), so the guide can neither drift from the
+marts nor teach a wrong answer."""
+
+from __future__ import annotations
+
+import json
+import statistics
+from datetime import UTC
+
+import pytest
+from conftest import SAMPLE
+from oracle import (
+    collection_stretches,
+    concurrency,
+    live_runs,
+    percentile,
+    read_events,
+    runs_from,
+    timelines,
+)
+from query_guide import GUIDE, answer_table, questions
+from test_sample import oracle_parts, oracle_throughput
+
+from runlens.raw_logs.as_of import SAMPLE_AS_OF, parse_as_of
+
+V2 = "from-entangled-v2/continuous-v2"
+V3 = "from-entangled-v2/continuous-v3-beta-schedule"
+V4 = "from-entangled-v2/continuous-v4-live"
+EVENTS = read_events(SAMPLE)
+RUNS = runs_from(EVENTS)
+LINES = timelines(EVENTS)
+AS_OF = parse_as_of(SAMPLE_AS_OF).replace(tzinfo=UTC)
+LIVE = live_runs(LINES, AS_OF)
+QUESTIONS = questions(GUIDE.read_text(encoding="utf-8"))
+
+
+def completed(collection: str) -> list:
+    return [run for run in RUNS.values() if run.collection == collection and run.status == "completed"]
+
+
+def by_task(runs) -> dict[str, list]:
+    tasks: dict[str, list] = {}
+    for run in runs:
+        tasks.setdefault(run.task, []).append(run)
+    return tasks
+
+
+def rows(sample_db, number: int) -> list[tuple]:
+    return sample_db.execute(QUESTIONS[number - 1].sql).fetchall()
+
+
+def test_the_guide_has_its_questions():
+    assert len(QUESTIONS) == 21
+    assert all(question.sql.strip().startswith("select") for question in QUESTIONS)
+
+
+@pytest.mark.parametrize("number", range(1, 22))
+def test_each_query_returns_the_answer_the_guide_shows(sample_db, number):
+    question = QUESTIONS[number - 1]
+    shown = question.answer.split("\n\n", 1)[1]  # after "Answer over the bundled sample:"
+    assert answer_table(sample_db, question.sql) == shown, question.title
+
+
+def test_1_the_slowest_runs_and_their_multiple_of_the_task_median(sample_db):
+    runs = sorted(completed(V3), key=lambda run: -run.wall)[:3]
+    medians = {task: statistics.median(run.wall for run in group) for task, group in by_task(completed(V3)).items()}
+    got = [(row[0], row[2], row[3]) for row in rows(sample_db, 1)]
+    assert got == [(run.run_id, round(run.wall / 3600, 2), round(run.wall / medians[run.task], 2)) for run in runs]
+
+
+def test_2_a_task_s_epoch_is_its_run_to_the_epoch_end_without_downtime(sample_db):
+    # the sample's runs end one epoch each: run_start to epoch_end, less a restart's downtime
+    epochs = {task: [run.pre_tail - run.downtime for run in group] for task, group in by_task(completed(V3)).items()}
+    got = {row[0]: row[1:] for row in rows(sample_db, 2)}
+    for task, (runs, count, mean_minutes, p90_minutes) in got.items():
+        assert (runs, count) == (len(epochs[task]), len(epochs[task]))
+        assert mean_minutes == round(statistics.fmean(epochs[task]) / 60, 1)
+        assert p90_minutes == round(percentile(epochs[task], 0.9) / 60, 1)
+    slowest = sorted(epochs, key=lambda task: -statistics.fmean(epochs[task]))[:3]
+    assert list(got) == slowest
+
+
+def test_3_the_live_runs_and_their_likely_finish(sample_db):
+    expected = {
+        run_id: (live.live_status, live.last_marker_label, live.remaining)
+        for run_id, live in LIVE.items()
+        if run_id.startswith("v4-")
+    }
+    got = rows(sample_db, 3)
+    assert {row[0]: (row[1], row[2]) for row in got} == {key: value[:2] for key, value in expected.items()}
+    for run_id, _, _, finish in got:
+        remaining = expected[run_id][2]
+        if remaining is None:
+            assert finish is None
+        else:
+            assert (finish.replace(tzinfo=UTC) - AS_OF).total_seconds() == pytest.approx(remaining[1], abs=1e-3)
+
+
+def test_4_the_sweeps_progress(sample_db):
+    for collection, done, running, stalled, abandoned, is_live, _, _ in rows(sample_db, 4):
+        states = [live.live_status for run_id, live in LIVE.items() if LINES[run_id].collection == collection]
+        assert done == len(completed(collection))
+        assert (running, stalled, abandoned) == tuple(
+            states.count(state) for state in ("running", "stalled", "abandoned")
+        )
+        assert is_live == (running + stalled > 0)
+
+
+def kind_of(label: str) -> str:
+    start, end = label.split(" -> ")
+    if end == "run_start":
+        return "downtime"
+    return " -> ".join("checkpoint" if marker.startswith("step_") else marker for marker in (start, end))
+
+
+def test_5_time_by_kind_of_interval(sample_db):
+    runs = [run for run in completed(V3) if run.source == "event_log"]
+    totals: dict[str, list[float]] = {}
+    for run in runs:
+        for label, seconds in run.intervals:
+            totals.setdefault(kind_of(label), []).append(seconds)
+    wall = sum(run.wall for run in runs)
+    got = {row[0]: row[1:] for row in rows(sample_db, 5)}
+    assert set(got) == set(totals)
+    for kind, (intervals, hours, share) in got.items():
+        assert (intervals, hours, share) == (
+            len(totals[kind]),
+            round(sum(totals[kind]) / 3600, 2),
+            round(sum(totals[kind]) / wall, 3),
+        )
+
+
+def latest_profiles(collection: str) -> dict[str, dict]:
+    """Each analysed run's latest profile event, read from the raw events."""
+    analysed = {run.run_id for run in completed(collection)}
+    latest: dict[str, dict] = {}
+    for event in sorted((e for e in EVENTS if e["event"] == "profile"), key=lambda e: (e["_at"], e["_order"])):
+        if event["run_id"] in analysed:
+            latest[event["run_id"]] = event
+    return latest
+
+
+def test_6_and_7_profiler_sections_summed_from_the_profiles(sample_db):
+    profiles = latest_profiles(V2)
+    totals: dict[str, float] = {}
+    shares = []
+    for run_id, profile in profiles.items():
+        sections = dict(profile["sections"])
+        sections["unattributed"] = max(profile["wall_seconds"] - sum(sections.values()), 0)
+        for section, seconds in sections.items():
+            totals[section] = totals.get(section, 0.0) + seconds
+            if section != "unattributed":
+                # the guide orders by the share it shows (three places), then by run
+                shares.append((-round(seconds / profile["wall_seconds"], 3), run_id, section))
+    wall = sum(profile["wall_seconds"] for profile in profiles.values())
+    got = {row[0]: row[1:] for row in rows(sample_db, 6)}
+    assert got == {section: (round(total / 3600, 1), round(total / wall, 3)) for section, total in totals.items()}
+    top = sorted(shares)[:3]
+    assert [(row[0], row[2], row[3]) for row in rows(sample_db, 7)] == [
+        (run_id, section, -share) for share, run_id, section in top
+    ]
+
+
+def test_8_a_task_s_percentiles(sample_db):
+    walls = {task: [run.wall for run in group] for task, group in by_task(completed(V3)).items()}
+    for task, runs, median, p90, p95 in rows(sample_db, 8):
+        assert runs == len(walls[task])
+        assert (median, p90, p95) == tuple(
+            round(value / 3600, 2)
+            for value in (statistics.median(walls[task]), percentile(walls[task], 0.9), percentile(walls[task], 0.95))
+        )
+
+
+def test_9_the_comparison_with_matched_tasks(sample_db):
+    for collection, baseline, speedup, matched_tasks, matched_speedup, mixed, _regressed in rows(sample_db, 9):
+        mine, theirs = by_task(completed(collection)), by_task(completed(baseline))
+        mean = statistics.fmean(run.wall for run in completed(collection))
+        assert speedup == round(statistics.fmean(run.wall for run in completed(baseline)) / mean, 3)
+        both = [task for task in mine if task in theirs]
+        at_my_mix = sum(len(mine[t]) * statistics.fmean(r.wall for r in theirs[t]) for t in both) / sum(
+            len(mine[t]) for t in both
+        )
+        mine_matched = sum(sum(r.wall for r in mine[t]) for t in both) / sum(len(mine[t]) for t in both)
+        assert (matched_tasks, matched_speedup) == (len(both), round(at_my_mix / mine_matched, 3))
+        assert mixed == (set(mine) != set(theirs))  # the sample's mixes differ only where a task is missing
+    assert [row[6] for row in rows(sample_db, 9)] == [0, 1]  # v4's base_conversion (test 10)
+
+
+def test_10_the_chain_and_its_regressed_task(sample_db):
+    got = rows(sample_db, 10)
+    assert [row[0] for row in got] == [V2, V3, V4]
+    v3, v4 = statistics.fmean(r.wall for r in completed(V3)), statistics.fmean(r.wall for r in completed(V4))
+    assert got[2][1] == round(v3 / v4, 3)
+    base = [statistics.fmean(r.wall for r in by_task(completed(c))["base_conversion"]) for c in (V3, V4)]
+    assert got[2][2:] == ("base_conversion", round(base[0] / base[1], 3))
+
+
+def test_11_the_parts_of_the_difference(sample_db):
+    sides = {c: [oracle_parts(run) for run in completed(c)] for c in (V4, V3)}
+    mean = {c: {p: statistics.fmean(r[p] for r in runs) for p in runs[0]} for c, runs in sides.items()}
+    difference = sum(mean[V4].values()) - sum(mean[V3].values())
+    for part, minutes, baseline_minutes, speedup, share in rows(sample_db, 11):
+        assert (minutes, baseline_minutes) == (round(mean[V4][part] / 60, 1), round(mean[V3][part] / 60, 1))
+        expected = mean[V3][part] / mean[V4][part] if mean[V4][part] > 1e-6 else None
+        assert speedup == (None if expected is None else round(expected, 2)), part
+        assert share == round((mean[V4][part] - mean[V3][part]) / difference, 3)
+
+
+def test_12_the_intervals_that_moved_most(sample_db):
+    def labels(collection):
+        held: dict[str, list[float]] = {}
+        for run in completed(collection):
+            ends = [i for i, (label, _) in enumerate(run.intervals) if label.endswith("-> epoch_end")]
+            mine: dict[str, float] = {}
+            for label, seconds in run.intervals[: ends[-1] + 1] if ends else []:
+                mine[label] = mine.get(label, 0.0) + seconds
+            for label, seconds in mine.items():
+                held.setdefault(label, []).append(seconds)
+        return held
+
+    mine, theirs = labels(V4), labels(V3)
+    moved = sorted(
+        (-abs(statistics.fmean(mine[label]) - statistics.fmean(theirs[label])), label)
+        for label in mine
+        if label in theirs
+    )
+    got = rows(sample_db, 12)
+    assert [row[0] for row in got] == [label for _, label in moved[:3]]
+    for label, runs, baseline_runs, *_ in got:
+        assert (runs, baseline_runs) == (len(mine[label]), len(theirs[label]))
+
+
+def test_13_config_that_differs_with_identity_keys_left_out(sample_db):
+    def values(collection, key):
+        found = set()
+        for event in EVENTS:
+            run = RUNS.get(event["run_id"])
+            if event["event"] == "run_start" and run is not None and run.collection == collection:
+                found.add(json.dumps((event.get("config") or {}).get(key)))
+        return found
+
+    got = rows(sample_db, 13)
+    assert [(row[0], row[1]) for row in got] == [(V3, "beta_schedule"), (V3, "eval_generation_num_samples")]
+    assert values(V3, "seed") != values(V2, "seed")  # the seed differs, and is left out by design
+    assert values(V3, "beta_schedule") == {'"cosine"'} and values(V2, "beta_schedule") == {'"linear"', "null"}
+
+
+def test_14_throughput(sample_db):
+    figures: dict[str, list] = {}
+    for run in completed(V3):
+        per_hour, per_100 = oracle_throughput(run)
+        if per_hour is not None:
+            figures.setdefault(run.task, []).append((per_hour, per_100))
+    for task, runs, per_hour, per_100 in rows(sample_db, 14):
+        assert runs == len(figures[task])
+        assert per_hour == round(statistics.fmean(f[0] for f in figures[task]))
+        assert per_100 == round(statistics.fmean(f[1] for f in figures[task]), 1)
+
+
+def test_15_span_and_concurrency(sample_db):
+    for collection, span_hours, run_hours, peak, mean_at_once, _ in rows(sample_db, 15):
+        stretches = collection_stretches(LINES, LIVE, AS_OF, collection)
+        first, last, expected_peak, run_seconds = concurrency([s for runs in stretches.values() for s in runs])
+        assert (span_hours, run_hours, peak) == (
+            round((last - first) / 3600, 2),
+            round(run_seconds / 3600, 2),
+            expected_peak,
+        )
+        assert mean_at_once == round(run_seconds / (last - first), 2)
+
+
+def test_16_gpu_hours_known_only_when_every_run_names_its_gpus(sample_db):
+    for task, runs, with_gpus, gpu_hours in rows(sample_db, 16):
+        lines = [line for line in LINES.values() if line.collection == V4 and line.task == task]
+        assert (runs, with_gpus) == (len(lines), sum(line.gpus is not None for line in lines))
+        if with_gpus < runs:
+            assert gpu_hours is None
+        else:
+            active = [LIVE[line.run_id].running_seconds if line.run_id in LIVE else line.active for line in lines]
+            assert gpu_hours == round(
+                sum(line.gpus * seconds / 3600 for line, seconds in zip(lines, active, strict=True)), 2
+            )
+
+
+def test_17_the_final_tail(sample_db):
+    tasks = by_task(completed(V3))
+    for task, minutes, share in rows(sample_db, 17):
+        assert minutes == round(statistics.fmean(run.tail for run in tasks[task]) / 60, 1)
+        assert share == round(statistics.fmean(run.tail_share for run in tasks[task]), 3)
+
+
+def test_18_the_runs_left_out(sample_db):
+    left_out: dict[tuple, list] = {}
+    for run in RUNS.values():
+        if run.collection is not None and run.status != "completed":
+            left_out.setdefault((run.collection, run.status), []).append(run.run_id)
+    assert {(row[0], row[1]): (row[2], row[3]) for row in rows(sample_db, 18)} == {
+        key: (len(ids), ", ".join(sorted(ids)[:5])) for key, ids in left_out.items()
+    }
+
+
+def test_19_the_rejected_lines_of_one_file(sample_db):
+    # scripts/generate_sample.py fault_lines: a cut line, the byte 0xff, a JSON list, a blank
+    # line, a checkpoint without a step, the duplicate, `Run_End`, a heartbeat, `ts: yesterday`
+    assert [(row[1], row[2], row[3]) for row in rows(sample_db, 19)] == [
+        (1, "invalid_json", None),
+        (2, "invalid_utf8", None),
+        (3, "not_object", None),
+        (5, "missing_step", None),
+        (7, "unknown_event", "Run_End"),
+        (9, "bad_ts", None),
+    ]
+
+
+def test_20_other_events(sample_db):
+    counts: dict[str, set] = {}
+    lines: dict[str, int] = {}
+    for path in sorted(SAMPLE.rglob("*.jsonl*")):
+        import gzip
+
+        text = gzip.decompress(path.read_bytes()) if path.suffix == ".gz" else path.read_bytes()
+        for raw in text.splitlines():
+            try:
+                doc = json.loads(raw)
+            except ValueError:
+                continue
+            kind = doc.get("event") if isinstance(doc, dict) else None
+            if kind in ("metric", "heartbeat"):
+                lines[kind] = lines.get(kind, 0) + 1
+                counts.setdefault(kind, set()).add(doc.get("run_id"))
+    assert rows(sample_db, 20) == [("metric", lines["metric"], len(counts["metric"])), ("heartbeat", 1, 1)]
+
+
+def test_21_each_collection_s_own_files(sample_db):
+    # one file per run (38 of v3, 24 of v2, 14 of v4: scripts/generate_sample.py), and
+    # zz-faults/mixed_faults.jsonl holds lines of v3's runs: its 6 rejected lines are v3's
+    got = {row[0]: (row[1], row[6]) for row in rows(sample_db, 21)}
+    assert got == {V2: (24, 0), V3: (39, 6), V4: (14, 0)}
