@@ -41,13 +41,16 @@ import argparse
 import gzip
 import json
 import random
+import sys
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
-from runlens.raw_logs.as_of import SAMPLE_AS_OF, parse_as_of
-
 REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))  # run as a script from any folder: the package runlens/ beside it
+
+from runlens.raw_logs.as_of import SAMPLE_AS_OF, parse_as_of  # noqa: E402
+
 V3 = "from-entangled-v2/continuous-v3-beta-schedule"
 V2 = "from-entangled-v2/continuous-v2"
 V4 = "from-entangled-v2/continuous-v4-live"

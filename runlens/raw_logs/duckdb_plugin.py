@@ -7,10 +7,13 @@ On every DuckDB connection dbt opens, it registers:
   The source `runlens_logs.log_files` (models/staging/_runlens_logs__sources.yml) unnests it. The
   folder is `RUNLENS_RAW_DIR` (default `data/sample`), read when the build lists it, not when dbt
   parses the project: pointing a build at another folder costs dbt no parsing.
-- `runlens_stage_log_texts(files)`: reads the files (a list of structs with absolute_path and
-  file_fingerprint) and writes their text into chunk files that DuckDB reads with `read_text`
-  (handover.py); returns one struct per chunk. stg_log_lines' pre-hook calls it with the files it
-  has to read, and its post-hook calls `runlens_remove_staged_log_texts(text_paths)`.
+- `runlens_stage_log_texts(files)`: hands the files over (a list of structs with absolute_path,
+  file_fingerprint and size_bytes; handover.py): a file DuckDB reads itself gets one struct with
+  is_native true; any other is read here and its text written into chunk files that DuckDB reads
+  with `read_text`, one struct per chunk. stg_log_lines' pre-hook calls it with the files it has
+  to read, and its post-hook calls `runlens_remove_staged_log_texts(text_paths)`.
+- `runlens_escaped_log_text(content)`: the text of a file's bytes that DuckDB read but could not
+  decode as UTF-8, each invalid line escaped, with the numbers of those lines (reading.py).
 - `runlens_raw_dir()`: the raw folder's absolute path, and `runlens_pinned_as_of()`: the time
   `RUNLENS_AS_OF` pins (as_of.py), else NULL. The build context (macros/build_context.sql) reads
   both when the build runs, so neither costs dbt any parsing when it changes.
@@ -31,6 +34,7 @@ from dbt.adapters.duckdb.plugins import BasePlugin
 from runlens.raw_logs.as_of import AsOfError, pinned_as_of
 from runlens.raw_logs.handover import remove_staged_texts, stage_texts
 from runlens.raw_logs.listing import RawFolderError, list_log_files, raw_dir
+from runlens.raw_logs.reading import escaped_text
 
 LOG_FILE_TYPE = duckdb.struct_type(
     {
@@ -43,7 +47,11 @@ LOG_FILE_TYPE = duckdb.struct_type(
     }
 )
 FILE_TO_READ_TYPE = duckdb.struct_type(
-    {"absolute_path": duckdb.sqltype("VARCHAR"), "file_fingerprint": duckdb.sqltype("VARCHAR")}
+    {
+        "absolute_path": duckdb.sqltype("VARCHAR"),
+        "file_fingerprint": duckdb.sqltype("VARCHAR"),
+        "size_bytes": duckdb.sqltype("BIGINT"),
+    }
 )
 STAGED_CHUNK_TYPE = duckdb.struct_type(
     {
@@ -52,7 +60,11 @@ STAGED_CHUNK_TYPE = duckdb.struct_type(
         "first_line_number": duckdb.sqltype("BIGINT"),
         "invalid_line_numbers": duckdb.list_type(duckdb.sqltype("BIGINT")),
         "read_error": duckdb.sqltype("VARCHAR"),
+        "is_native": duckdb.sqltype("BOOLEAN"),
     }
+)
+ESCAPED_TEXT_TYPE = duckdb.struct_type(
+    {"text": duckdb.sqltype("VARCHAR"), "invalid_line_numbers": duckdb.list_type(duckdb.sqltype("BIGINT"))}
 )
 
 
@@ -106,6 +118,13 @@ class Plugin(BasePlugin):
             [duckdb.list_type(FILE_TO_READ_TYPE)],
             duckdb.list_type(STAGED_CHUNK_TYPE),
             side_effects=True,
+            null_handling="special",
+        )
+        conn.create_function(
+            "runlens_escaped_log_text",
+            escaped_text,
+            [duckdb.sqltype("BLOB")],
+            ESCAPED_TEXT_TYPE,
             null_handling="special",
         )
         conn.create_function(
