@@ -39,7 +39,7 @@ from runlens.raw_logs.duckdb_plugin import Plugin  # noqa: E402
 
 FIELDS = (
     '{"run_id":"JSON","event":"JSON","ts":"JSON","step":"JSON","epoch":"JSON","collection":"JSON",'
-    '"task":"JSON","config":"JSON","status":"JSON","wall_seconds":"JSON","sections":"JSON"}'
+    '"task":"JSON","config":"JSON","status":"JSON","wall_seconds":"JSON","sections":"JSON","final":"JSON"}'
 )
 TS_PATTERN = (
     "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])[Tt ]([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]"
@@ -191,6 +191,8 @@ fields as (
         doc.task ->> '$' as task,
         doc.status ->> '$' as status,
         doc.wall_seconds,
+        -- a profile is final unless its `final` is false (written while the run was going)
+        coalesce(doc.final::varchar = 'false', false) as is_not_final,
         left(doc.sections::varchar, 1) as sections_first,
         doc.sections
     from docs
@@ -262,7 +264,7 @@ select
     epoch_number as epoch,
     collection,
     coalesce(status, 'completed') as status,
-    wall_seconds_number as wall_seconds
+    case when not is_not_final then wall_seconds_number end as wall_seconds
 from typed
 """,
     "events": """
@@ -302,7 +304,8 @@ bounds as (
         arg_max(status, (event_at, step is not null, step, file_path, line_number))
             filter (where event_type = 'run_end') as final_end_status,
         arg_max(status, (event_at, file_path, line_number)) filter (where event_type = 'run_end') as latest_end_status,
-        arg_max(wall_seconds, (event_at, file_path, line_number)) filter (where event_type = 'profile')
+        -- the latest profile counts, and measures nothing when it is not final (wall_seconds NULL)
+        arg_max_null(wall_seconds, (event_at, file_path, line_number)) filter (where event_type = 'profile')
             as profile_wall_seconds
     from accepted
     group by run_id
