@@ -127,6 +127,9 @@ def test_duckdb_reads_the_plain_files_and_the_plugin_the_rest(tmp_path):
         "nasty/back\\slash'quote\".jsonl",
     ):
         assert not staged[name]["is_native"] and staged[name]["text_path"] is not None, name
+    # the listing the plugin gives DuckDB says the same of every file (reads_natively)
+    listed = list_log_files(str(raw))
+    assert {f.file_path for f in listed if handover.native_reads()(f._asdict())} == native
     # a file larger than a chunk too; and with RUNLENS_READER=plugin, every file
     large = to_read(next(f for f in list_log_files(str(raw)) if f.file_path == "nasty/large.jsonl"))
     assert handover.native_reads({})(large)

@@ -120,10 +120,10 @@
         on log_files.absolute_path = staged.absolute_path
 {%- endmacro %}
 
-{#- Pre-hooks of stg_log_lines on DuckDB: hand the files to read over (the plugin's
-    runlens_stage_log_texts: which DuckDB reads itself, the others' text in chunk files) and keep,
-    in session variables, what each chunk is, the chunks' paths for read_text and the paths of
-    the files read natively for read_blob. Nothing on other engines. -#}
+{#- Pre-hooks of stg_log_lines on DuckDB: hand the files DuckDB does not read itself (the
+    listing's reads_natively) over to the plugin (runlens_stage_log_texts: their text in chunk
+    files) and keep, in session variables, what each chunk is, the chunks' paths for read_text and
+    the paths of the files read natively for read_blob. Nothing on other engines. -#}
 {% macro stage_log_texts() -%}
     {{ return(adapter.dispatch('stage_log_texts', 'runlens')()) }}
 {%- endmacro %}
@@ -143,7 +143,8 @@
             []
         )
         from ({{ runlens.files_to_read() }}) as files
-        where text is null and read_error is null
+        -- the listing has said which files DuckDB reads itself: only the others go to the plugin
+        where text is null and read_error is null and not reads_natively
     )
 {%- endmacro %}
 
@@ -160,8 +161,16 @@
         from (select unnest(getvariable('runlens_staged_log_texts')) as chunk)
     );
     set variable runlens_native_text_paths = (
-        select coalesce(list(chunk.absolute_path) filter (where chunk.is_native), []::varchar[])
-        from (select unnest(getvariable('runlens_staged_log_texts')) as chunk)
+        select coalesce(list(absolute_path), []::varchar[])
+        from (
+            select absolute_path from ({{ runlens.files_to_read() }}) as files
+            where text is null and read_error is null and reads_natively
+            union all
+            -- a file the listing sent to the plugin that DuckDB can read by now
+            select chunk.absolute_path
+            from (select unnest(getvariable('runlens_staged_log_texts')) as chunk)
+            where chunk.is_native
+        ) as native_files
     )
 {%- endmacro %}
 

@@ -3,7 +3,9 @@
 On every DuckDB connection dbt opens, it registers:
 
 - `runlens_list_log_files()`: every log file below the raw folder (listing.py), as a list of
-  structs with file_path, absolute_path, size_bytes, modified_at, is_gzip and file_fingerprint.
+  structs with file_path, absolute_path, size_bytes, modified_at, is_gzip, file_fingerprint and
+  reads_natively (whether DuckDB reads the file itself, handover.py; the folder is listed here
+  anyway, so no file has to come back to Python to be sorted).
   The source `runlens_logs.log_files` (models/staging/_runlens_logs__sources.yml) unnests it. The
   folder is `RUNLENS_RAW_DIR` (default `data/sample`), read when the build lists it, not when dbt
   parses the project: pointing a build at another folder costs dbt no parsing.
@@ -32,7 +34,7 @@ import duckdb
 from dbt.adapters.duckdb.plugins import BasePlugin
 
 from runlens.raw_logs.as_of import AsOfError, pinned_as_of
-from runlens.raw_logs.handover import remove_staged_texts, stage_texts
+from runlens.raw_logs.handover import native_reads, remove_staged_texts, stage_texts
 from runlens.raw_logs.listing import RawFolderError, list_log_files, raw_dir
 from runlens.raw_logs.reading import escaped_text
 
@@ -44,6 +46,7 @@ LOG_FILE_TYPE = duckdb.struct_type(
         "modified_at": duckdb.sqltype("TIMESTAMP"),
         "is_gzip": duckdb.sqltype("BOOLEAN"),
         "file_fingerprint": duckdb.sqltype("VARCHAR"),
+        "reads_natively": duckdb.sqltype("BOOLEAN"),
     }
 )
 FILE_TO_READ_TYPE = duckdb.struct_type(
@@ -70,9 +73,11 @@ ESCAPED_TEXT_TYPE = duckdb.struct_type(
 
 def log_files() -> list[dict]:
     try:
-        return [log_file._asdict() for log_file in list_log_files(raw_dir())]
+        listed = [log_file._asdict() for log_file in list_log_files(raw_dir())]
     except RawFolderError as error:
         raise RawFolderError(f"\nrunlens: {error}") from None
+    reads_natively = native_reads()
+    return [{**log_file, "reads_natively": reads_natively(log_file)} for log_file in listed]
 
 
 def absolute_raw_dir() -> str:

@@ -47,20 +47,22 @@ TS_PATTERN = (
 )
 
 STEPS = {
-    # the files' text: the plain ones DuckDB reads itself, the others (gzip) by runlens' reader,
-    # which writes their text in chunk files that read_text reads (runlens/raw_logs/handover.py)
+    # the files' text: the plain ones DuckDB reads itself (the listing says which), the others
+    # (gzip) by runlens' reader, which writes their text in chunk files that read_text reads
+    # (runlens/raw_logs/handover.py)
     "staged_texts": """
+set variable listed = runlens_list_log_files();
 set variable staged = (
     select coalesce(
         runlens_stage_log_texts(
             list(
                 {'absolute_path': absolute_path, 'file_fingerprint': file_fingerprint, 'size_bytes': size_bytes}
                 order by file_path
-            )
+            ) filter (where not reads_natively)
         ),
         []
     )
-    from (select listed.* from (select unnest(runlens_list_log_files()) as listed))
+    from (select listed.* from (select unnest(getvariable('listed')) as listed))
 )
 """,
     "staged_paths": """
@@ -69,8 +71,8 @@ set variable text_paths = (
     from (select unnest(getvariable('staged')) as chunk)
 );
 set variable native_paths = (
-    select coalesce(list(chunk.absolute_path) filter (where chunk.is_native), []::varchar[])
-    from (select unnest(getvariable('staged')) as chunk)
+    select coalesce(list(listed.absolute_path) filter (where listed.reads_natively), []::varchar[])
+    from (select unnest(getvariable('listed')) as listed)
 )
 """,
     # every physical line of every file, read by the build's own reader (the functions its
