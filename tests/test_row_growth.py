@@ -1,5 +1,5 @@
 """No model grows with runs x peers (issue 24): each model's rows, and the rows of every step of
-its query, stay within the multiples of its inputs' rows documented in tests/row_growth.yml.
+its query, stay within the multiples of its inputs' rows documented in docs/row_growth.yml.
 
 A history is generated to show such a model (scripts/generate_sample.py's scale mode: 1,200 runs in
 4 collections of 2 tasks, so about 150 runs a task; a quarter stopped part-way, as crashed or
@@ -26,7 +26,7 @@ from prebuilt import Prebuilds, prebuilt
 
 from runlens.raw_logs.duckdb_plugin import Plugin
 
-MULTIPLES = yaml.safe_load((REPO / "tests" / "row_growth.yml").read_text(encoding="utf-8"))
+MULTIPLES = yaml.safe_load((REPO / "docs" / "row_growth.yml").read_text(encoding="utf-8"))
 RUNS = 1200
 SHAPE = gen.ScaleShape(tasks=2, incomplete_rate=0.25, many_epochs_rate=0.1, epochs=12)
 SCANS = {"TABLE_SCAN", "SEQ_SCAN", "READ_TEXT", "READ_BLOB", "DUMMY_SCAN"}
