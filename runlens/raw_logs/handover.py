@@ -5,6 +5,8 @@ the file whole: not gzip (its text readers cannot decompress), a regular file th
 no larger than CHUNK_BYTES (so one value never holds more than a chunk), and a path without the
 characters DuckDB would read as a glob pattern. stg_log_lines then decodes it, and only a file
 that is not valid UTF-8 comes back to Python (reading.escaped_text, on the bytes DuckDB read).
+The plugin's listing marks every file so (reads_natively), and only the others are handed to
+stage_texts, which checks again (a file DuckDB can read by now is handed back as native).
 RUNLENS_READER=plugin sends every file the other way (tests compare the two).
 
 Every other file is read here once (reading.py: decompressed, invalid lines escaped) and written,
