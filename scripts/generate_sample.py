@@ -27,10 +27,13 @@ the *.jsonl and *.jsonl.gz files in the four folders it owns.
 Usage: python scripts/generate_sample.py [--out DIR] [--seed N]
 
 Scale mode (benchmarks, scripts/bench.py): with --runs N it writes N synthetic runs instead,
-spread over 4 collections of 6 tasks (``scale/sweep-a`` .. ``scale/sweep-d``), ~10 events a
-run (run_start, 7 checkpoints, epoch_end, run_end; some runs also a profile, a resume after a
-crash, a failure or no run_end), with a fraction --fault-rate of extra faulty lines (truncated
-JSON, invalid UTF-8, exact duplicates). --layout per-run writes one file per run under
+spread over 4 collections of --tasks tasks each (``scale/sweep-a`` .. ``scale/sweep-d``; default
+24), shaped like a real history: most runs ~10 events (run_start, 7 checkpoints, epoch_end,
+run_end; some also a profile, a resume after a crash or a failure), a share --many-epochs-rate of
+runs of --epochs epochs (2 checkpoints and an epoch_end each), and a share --incomplete-rate of
+runs that stopped part-way (crashed, or still going: no run_end, at most a profile written with
+`"final": false`), with a fraction --fault-rate of extra faulty lines (truncated JSON, invalid
+UTF-8, exact duplicates). --layout per-run writes one file per run under
 <out>/<collection-slug>/ (every 50th gzipped); --layout sharded writes files of --shard-runs runs
 each, <out>/shards/shard-<index of its first run, 8 digits>.jsonl (every third one gzipped). Run
 i's lines depend only on --seed and i, so both layouts hold the same lines, and
@@ -53,13 +56,13 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))  # run as a script from any folder: the package runlens/ beside it
 
 from runlens.raw_logs.as_of import SAMPLE_AS_OF, parse_as_of  # noqa: E402
 from runlens.raw_logs.folder_metadata import AS_OF_FILE, COLLECTIONS_FILE  # noqa: E402
 from runlens.raw_logs.folder_metadata import COLUMNS as COLLECTION_COLUMNS  # noqa: E402
 
-REPO = Path(__file__).resolve().parent.parent
 V3 = "from-entangled-v2/continuous-v3-beta-schedule"
 V2 = "from-entangled-v2/continuous-v2"
 V4 = "from-entangled-v2/continuous-v4-live"
@@ -422,13 +425,34 @@ SCALE_COLLECTIONS = (
     ("scale/sweep-d", 0.8, '"optimizer": {"lr": 0.0003}, "beta_schedule": "cosine", "eval_samples": 500'),
 )
 SCALE_BASELINES = {"scale/sweep-b": "scale/sweep-a", "scale/sweep-c": "scale/sweep-a", "scale/sweep-d": "scale/sweep-b"}
-SCALE_TASKS = tuple(V3_TASKS)
 SCALE_START_MS = 1_743_465_600_000  # 2025-04-01T00:00:00Z
 SCALE_SPAN_MS = 60 * 86_400_000  # runs start within 60 days
 SHARD_DIR = "shards"
-# per-run odds of a fate (else completed) and of the extras
-P_FAILED, P_INCOMPLETE, P_RESUMED = 0.015, 0.015, 0.02
+# per-run odds of a fate (else completed or incomplete, ScaleShape) and of the extras
+P_FAILED, P_RESUMED = 0.015, 0.02
 P_PROFILE, P_OUT_OF_ORDER = 0.25, 0.02
+EPOCH_STEPS = 200  # a many-epoch run's steps per epoch: checkpoints at its half and its end
+
+
+@dataclass(frozen=True)
+class ScaleShape:
+    """What the runs of the scale data set are like: tasks per collection, the share of runs that
+    stopped part-way (no run_end), the share of runs of many epochs, and their epochs."""
+
+    tasks: int = 24
+    incomplete_rate: float = 0.03
+    many_epochs_rate: float = 0.04
+    epochs: int = 20
+
+    def task(self, number: int) -> tuple[str, tuple[float, float, float]]:
+        """Task number's name and (mean wall hours, spread width, tail share): the sample's six
+        tasks, then variants of them, each 5% slower than the one six before."""
+        base, variant = list(V3_TASKS)[number % len(V3_TASKS)], number // len(V3_TASKS)
+        mean_h, width, tail_share = V3_TASKS[base]
+        return (base if variant == 0 else f"{base}_v{variant}"), (mean_h * (1 + 0.05 * variant), width, tail_share)
+
+
+DEFAULT_SHAPE = ScaleShape()
 # ts styles and their cumulative odds: milliseconds + Z, whole seconds + Z, +02:00, epoch seconds
 SCALE_STYLES = ((0.70, "ms"), (0.90, "z"), (0.95, "offset"), (1.0, "epoch"))
 PER_RUN_GZIP_EVERY, SHARD_GZIP_EVERY = 50, 3
@@ -472,23 +496,42 @@ class ScaleRun:
         return f"{slug(self.collection)}/{self.run_id}.jsonl" + (".gz" if self.gz else "")
 
 
-def scale_run(seed: int, index: int, fault_rate: float = 0.001) -> ScaleRun:
-    """Run number index of the scale data set: a function of (seed, index) only."""
+def scale_markers(rng: random.Random, total_s: float, tail_s: float, epochs: int) -> tuple[list[tuple], float]:
+    """The planned markers before the tail, (event, step, epoch, seconds since the marker before),
+    and the tail: 7 checkpoints and an epoch_end for a run of one epoch (the sample's v3 shape),
+    else per epoch 2 checkpoints and an epoch_end, the run as long as `epochs` / 4 such runs."""
+    if epochs == 1:
+        windows, tail = v3_windows(rng, total_s, tail_s)
+        planned = [("checkpoint", step, None, window) for step, window in zip(STEPS, windows[:-1], strict=True)]
+        return [*planned, ("epoch_end", 1500, 1, windows[-1])], tail
+    pre, planned = (total_s - tail_s) * epochs / 4, []
+    for epoch in range(1, epochs + 1):
+        for step in (epoch * EPOCH_STEPS - EPOCH_STEPS // 2, epoch * EPOCH_STEPS):
+            planned.append(("checkpoint", step, None, pre / (2 * epochs) * 0.9 * jitter(rng, WINDOW_JITTER)))
+        planned.append(("epoch_end", epoch * EPOCH_STEPS, epoch, pre / epochs * 0.1 * jitter(rng, WINDOW_JITTER)))
+    return planned, tail_s * jitter(rng, TAIL_JITTER)
+
+
+def scale_run(seed: int, index: int, fault_rate: float = 0.001, shape: ScaleShape = DEFAULT_SHAPE) -> ScaleRun:
+    """Run number index of the scale data set: a function of (seed, index) and the shape only."""
     rng = random.Random((seed << 40) | index)
     collection, speed, cfg = SCALE_COLLECTIONS[index % len(SCALE_COLLECTIONS)]
-    task = SCALE_TASKS[(index // len(SCALE_COLLECTIONS)) % len(SCALE_TASKS)]
+    task, (mean_h, width, tail_share) = shape.task((index // len(SCALE_COLLECTIONS)) % shape.tasks)
     run_id = f"{collection.rsplit('/', 1)[-1]}-{task}-{index:07d}"
     draw = rng.random()
     style = next(name for odds, name in SCALE_STYLES if draw < odds)
     quantum = 1000 if style == "z" else 1
-    mean_h, width, tail_share = V3_TASKS[task]
     scale = (1 + width * SPREAD[rng.randrange(len(SPREAD))]) * rng.uniform(0.95, 1.05)
     total_s = mean_h * 3600 * speed * scale
-    windows, tail = v3_windows(rng, total_s, total_s * tail_share * scale ** (TAIL_EXP - 1))
+    epochs = shape.epochs if rng.random() < shape.many_epochs_rate else 1
+    planned, tail = scale_markers(rng, total_s, total_s * tail_share * scale ** (TAIL_EXP - 1), epochs)
     fate = rng.random()
     failed = fate < P_FAILED
-    incomplete = P_FAILED <= fate < P_FAILED + P_INCOMPLETE
-    resumed = P_FAILED + P_INCOMPLETE <= fate < P_FAILED + P_INCOMPLETE + P_RESUMED
+    incomplete = P_FAILED <= fate < P_FAILED + shape.incomplete_rate
+    resumed = not (failed or incomplete) and rng.random() < P_RESUMED
+    # where a failed run ends, an incomplete one stops, a resumed one restarts: after its 3rd
+    # checkpoint, after a random marker before its last, after its 4th checkpoint
+    fail_at, stop_at, resume_at = 2, rng.randrange(1, len(planned) - 1), 3
     head = f'{{"run_id": "{run_id}", "event": "'
     config = f'{{"model": {{"layers": 4, "d_model": 256}}, {cfg}, "seed": {rng.randrange(5)}'
     start_fields = f', "collection": "{collection}", "task": "{task}", "config": {config}'
@@ -502,34 +545,34 @@ def scale_run(seed: int, index: int, fault_rate: float = 0.001) -> ScaleRun:
     t0 = t = at(t)
     end_ms = None
     lines.append(f'{head}run_start", "ts": {scale_ts(t, style)}{start_fields}}}}}')
-    for step, window in zip(STEPS, windows[:-1], strict=True):
+    for number, (event, step, epoch, window) in enumerate(planned):
         t = at(t + window * 1000)
-        lines.append(f'{head}checkpoint", "ts": {scale_ts(t, style)}, "step": {step}}}')
-        if failed and step == 600:
+        epoch_field = f', "epoch": {epoch}' if epoch is not None else ""
+        lines.append(f'{head}{event}", "ts": {scale_ts(t, style)}{epoch_field}, "step": {step}}}')
+        if failed and number == fail_at:
             end_ms = at(t + window * 400)
             lines.append(f'{head}run_end", "ts": {scale_ts(end_ms, style)}, "status": "failed"}}')
             break
-        if incomplete and step == 1000:
+        if incomplete and number == stop_at:
             break
-        if resumed and step == 800:  # crash, restart after a gap
+        if resumed and number == resume_at:  # crash, restart after a gap
             t = at(t + RESUME_GAP_S * 1000 * rng.uniform(0.5, 1.5))
-            lines.append(f'{head}run_start", "ts": {scale_ts(t, style)}{start_fields}, "resumed_from_step": 800}}}}')
+            lines.append(f'{head}run_start", "ts": {scale_ts(t, style)}{start_fields}, "resumed_from_step": {step}}}}}')
     else:
-        t = at(t + windows[-1] * 1000)
-        lines.append(f'{head}epoch_end", "ts": {scale_ts(t, style)}, "epoch": 1, "step": 1500}}')
         end_ms = at(t + tail * 1000)
         status = ', "status": "completed"' if index % 3 else ""
         lines.append(f'{head}run_end", "ts": {scale_ts(end_ms, style)}{status}}}')
-        if rng.random() < P_OUT_OF_ORDER:  # step_1400 after epoch_end; the pipeline sorts
+        if rng.random() < P_OUT_OF_ORDER:  # the last checkpoint after the epoch_end; the pipeline sorts
             lines[-3], lines[-2] = lines[-2], lines[-3]
     last = end_ms if end_ms is not None else t
     if (end_ms is not None and not failed and rng.random() < P_PROFILE) or (incomplete and rng.random() < 0.5):
-        wall = (last - t0) / 1000 - rng.uniform(5, 60) if end_ms is not None else total_s * 0.98
+        # an incomplete run's profile was written while it ran (as runlens' writer does): not final
+        wall = (last - t0) / 1000 - rng.uniform(5, 60) if end_ms is not None else (last - t0) / 1000
         sections = ", ".join(f'"{name}": {wall * share * jitter(rng, 0.04):.1f}' for name, share in V2_SECTIONS.items())
         last = at(last + rng.uniform(1000, 5000))
-        lines.append(
-            f'{head}profile", "ts": {scale_ts(last, style)}, "wall_seconds": {wall:.1f}, "sections": {{{sections}}}}}'
-        )
+        final = ', "final": false' if incomplete else ""
+        fields = f'"wall_seconds": {wall:.1f}, "sections": {{{sections}}}{final}'
+        lines.append(f'{head}profile", "ts": {scale_ts(last, style)}, {fields}}}')
     encoded = []
     for line in lines:
         data = line.encode()
@@ -553,6 +596,7 @@ def write_scale(
     layout: str = "per-run",
     shard_runs: int = 10_000,
     fault_rate: float = 0.001,
+    shape: ScaleShape = DEFAULT_SHAPE,
 ) -> dict:
     """Write runs first .. first+count-1; returns counts (runs, files, lines, bytes on disk).
 
@@ -575,7 +619,7 @@ def write_scale(
         for collection, _, _ in SCALE_COLLECTIONS:
             (out / slug(collection)).mkdir(parents=True, exist_ok=True)
         for index in range(first, first + count):
-            run = scale_run(seed, index, fault_rate)
+            run = scale_run(seed, index, fault_rate, shape)
             emit(out / slug(run.collection) / f"{run.run_id}.jsonl", run.lines, run.gz)
             stats["runs"] += 1
         return stats
@@ -588,7 +632,7 @@ def write_scale(
         stop = min(end, (block + 1) * shard_runs)
         chunks: list[bytes] = []
         for number in range(index, stop):
-            chunks.extend(scale_run(seed, number, fault_rate).lines)
+            chunks.extend(scale_run(seed, number, fault_rate, shape).lines)
         emit(out / SHARD_DIR / f"shard-{index:08d}.jsonl", chunks, block % SHARD_GZIP_EVERY == SHARD_GZIP_EVERY - 1)
         stats["runs"] += stop - index
         index = stop
@@ -610,6 +654,20 @@ def main() -> None:
     parser.add_argument("--layout", choices=("per-run", "sharded"), default="per-run", help="scale mode")
     parser.add_argument("--shard-runs", type=int, default=10_000, help="scale mode: runs per shard file")
     parser.add_argument("--fault-rate", type=float, default=0.001, help="scale mode: share of extra faulty lines")
+    parser.add_argument("--tasks", type=int, default=DEFAULT_SHAPE.tasks, help="scale mode: tasks per collection")
+    parser.add_argument(
+        "--incomplete-rate",
+        type=float,
+        default=DEFAULT_SHAPE.incomplete_rate,
+        help="scale mode: share of runs that stopped part-way",
+    )
+    parser.add_argument(
+        "--many-epochs-rate",
+        type=float,
+        default=DEFAULT_SHAPE.many_epochs_rate,
+        help="scale mode: share of runs of many epochs",
+    )
+    parser.add_argument("--epochs", type=int, default=DEFAULT_SHAPE.epochs, help="scale mode: epochs of those runs")
     args = parser.parse_args()
     if args.runs is None:
         out = args.out or REPO / "data" / "sample"
@@ -623,8 +681,19 @@ def main() -> None:
         return
     if args.out is None:
         parser.error("--runs needs --out (scale data never goes into data/sample)")
-    if args.runs < 0 or args.shard_runs < 1 or not 0 <= args.fault_rate < 1:
-        parser.error("--runs >= 0, --shard-runs >= 1 and 0 <= --fault-rate < 1")
+    shape = ScaleShape(args.tasks, args.incomplete_rate, args.many_epochs_rate, args.epochs)
+    rates = (args.fault_rate, shape.many_epochs_rate, P_FAILED + shape.incomplete_rate)
+    if (
+        args.runs < 0
+        or args.shard_runs < 1
+        or shape.tasks < 1
+        or shape.epochs < 2
+        or not all(0 <= r < 1 for r in rates)
+    ):
+        parser.error(
+            "--runs >= 0, --shard-runs >= 1, --tasks >= 1, --epochs >= 2, and --fault-rate, --many-epochs-rate "
+            f"and --incomplete-rate + {P_FAILED} (the failed runs) between 0 and 1"
+        )
     clean_scale(args.out)
     write_collections(
         args.out / COLLECTIONS_FILE,
@@ -633,7 +702,7 @@ def main() -> None:
             for collection, _, _ in SCALE_COLLECTIONS
         ],
     )
-    stats = write_scale(args.out, args.seed, 0, args.runs, args.layout, args.shard_runs, args.fault_rate)
+    stats = write_scale(args.out, args.seed, 0, args.runs, args.layout, args.shard_runs, args.fault_rate, shape)
     print(
         f"wrote {stats['runs']} runs, {stats['lines']} lines in {stats['files']} files "
         f"({stats['bytes'] / 1e6:.1f} MB) under {args.out}"

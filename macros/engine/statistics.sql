@@ -84,3 +84,22 @@
     {%- endif -%}
     array_join({{ collected }}, {{ delimiter_text }})
 {%- endmacro %}
+
+{#- Aggregate: the value on the row whose keys are greatest, compared in order (the first key,
+    then the next on a tie), as a window's first row under `order by key1 desc, key2 desc` would
+    give, without sorting the rows; the value may be NULL, the keys are never NULL. -#}
+{% macro arg_max(value, keys) -%}
+    {{ return(adapter.dispatch('arg_max', 'runlens')(value, keys)) }}
+{%- endmacro %}
+
+{% macro duckdb__arg_max(value, keys) -%}
+    arg_max_null({{ value }}, row({{ keys | join(', ') }}))
+{%- endmacro %}
+
+{% macro postgres__arg_max(value, keys) -%}
+    (array_agg({{ value }} order by {{ keys | join(' desc, ') }} desc))[1]
+{%- endmacro %}
+
+{% macro spark__arg_max(value, keys) -%}
+    max_by({{ value }}, struct({{ keys | join(', ') }}))
+{%- endmacro %}

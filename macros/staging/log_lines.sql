@@ -74,11 +74,23 @@
     a larger read (reads_in_bulk) was written by the pre-hook to a scratch table on disk, which
     every thread reads. Either way the table comes out sorted by file and line. -#}
 {% macro duckdb__lines_to_parse() -%}
+    {%- do runlens.take_log_file_listing() -%}
     {%- if runlens.reads_in_bulk() -%}
         select * from {{ runlens.scratch_lines_relation() }}
     {%- else -%}
         select * from ({{ runlens.physical_log_lines() }}) as physical_lines
         order by file_path, line_number
+    {%- endif -%}
+{%- endmacro %}
+
+{#- DuckDB: the raw folder is listed once a build, when stg_log_lines compiles (on the connection
+    its hooks and its body then run on), into a session variable that the source
+    runlens_logs.log_files reads (_runlens_logs__sources.yml); without it, the source lists the
+    folder itself. So every statement of the model sees the same files, and a folder of many files
+    is not listed once per statement. The post-hook forgets it (forget_staged_log_texts). -#}
+{% macro take_log_file_listing() -%}
+    {%- if execute and model.resource_type != 'unit_test' -%}
+        {%- do run_query("set variable runlens_listed_log_files = runlens_list_log_files()") -%}
     {%- endif -%}
 {%- endmacro %}
 

@@ -18,10 +18,14 @@
     where {{ runlens.is_file_to_read('file_path', 'file_fingerprint') }}
 {%- endmacro %}
 
-{#- DuckDB: the pre-hook (stage_log_texts) had the dbt-duckdb plugin (runlens/raw_logs) read the
-    files and write their text in chunk files; read_text reads them here, one per thread at a
-    time, whatever the size of the logs. A row of the source that carries its text already (a
-    unit test's fixture) is one chunk as it is. -#}
+{#- DuckDB: the pre-hook (stage_log_texts) had the dbt-duckdb plugin (runlens/raw_logs/handover.py)
+    sort the files: those DuckDB reads itself, whole, with read_blob (plain files it may read, of at
+    most a chunk's size), and the others, whose text the plugin wrote in chunk files that read_text
+    reads (gzip, unreadable, large). A file read here whose bytes are valid UTF-8 is its text; any
+    other goes to the plugin once more (runlens_escaped_log_text: its invalid lines escaped), on
+    the bytes already read. Either way one file or chunk per thread at a time, whatever the size of
+    the logs. A row of the source that carries its text already (a unit test's fixture) is one
+    chunk as it is. -#}
 {% macro duckdb__read_log_texts(log_files) -%}
     select
         log_files.file_path,
@@ -36,6 +40,29 @@
     where log_files.text is null and log_files.read_error is null
     union all
     select
+        log_files.file_path,
+        log_files.file_fingerprint,
+        coalesce(native_texts.text, native_texts.escaped.text) as text,
+        1 as first_line_number,
+        coalesce(native_texts.escaped.invalid_line_numbers, []::bigint[]) as invalid_line_numbers
+    from (
+        select
+            filename,
+            text,
+            -- a CASE, so that only the files that are not valid UTF-8 reach the plugin
+            case when text is null then runlens_escaped_log_text(content) end as escaped
+        from (
+            select
+                filename,
+                content,
+                try(decode(content)) as text
+            from read_blob(coalesce(getvariable('runlens_native_text_paths'), []::varchar[]))
+        ) as native_blobs
+    ) as native_texts
+    inner join {{ log_files }} as log_files on native_texts.filename = log_files.absolute_path
+    where log_files.text is null and log_files.read_error is null
+    union all
+    select
         file_path,
         file_fingerprint,
         text,
@@ -45,11 +72,15 @@
     where text is not null
 {%- endmacro %}
 
-{#- DuckDB: what the pre-hook staged, one row per chunk (none outside a build: a unit test). -#}
+{#- DuckDB: what the pre-hook staged, one row per chunk or natively read file (none outside a
+    build: a unit test). -#}
 {% macro duckdb__staged_chunks() -%}
-    select unnest(
-        coalesce(getvariable('runlens_staged_log_texts'), cast([] as struct(absolute_path varchar, text_path varchar, first_line_number bigint, invalid_line_numbers bigint[], read_error varchar)[])), recursive := true
-    )
+    select staged.*
+    from (
+        select unnest(
+            coalesce(getvariable('runlens_staged_log_texts'), cast([] as struct(absolute_path varchar, text_path varchar, first_line_number bigint, invalid_line_numbers bigint[], read_error varchar, is_native boolean)[]))
+        ) as staged
+    ) as staged_entries
 {%- endmacro %}
 
 {#- One row per file read: file_path, file_fingerprint, size_bytes, modified_at, is_gzip and
@@ -89,9 +120,10 @@
         on log_files.absolute_path = staged.absolute_path
 {%- endmacro %}
 
-{#- Pre-hooks of stg_log_lines on DuckDB: read the files to read into chunk files (the plugin's
-    runlens_stage_log_texts) and keep, in two session variables, what each chunk is and their
-    paths for read_text. Nothing on other engines. -#}
+{#- Pre-hooks of stg_log_lines on DuckDB: hand the files DuckDB does not read itself (the
+    listing's reads_natively) over to the plugin (runlens_stage_log_texts: their text in chunk
+    files) and keep, in session variables, what each chunk is, the chunks' paths for read_text and
+    the paths of the files read natively for read_blob. Nothing on other engines. -#}
 {% macro stage_log_texts() -%}
     {{ return(adapter.dispatch('stage_log_texts', 'runlens')()) }}
 {%- endmacro %}
@@ -103,12 +135,16 @@
     set variable runlens_staged_log_texts = (
         select coalesce(
             runlens_stage_log_texts(
-                list({'absolute_path': absolute_path, 'file_fingerprint': file_fingerprint} order by file_path)
+                list(
+                    {'absolute_path': absolute_path, 'file_fingerprint': file_fingerprint, 'size_bytes': size_bytes}
+                    order by file_path
+                )
             ),
             []
         )
         from ({{ runlens.files_to_read() }}) as files
-        where text is null and read_error is null
+        -- the listing has said which files DuckDB reads itself: only the others go to the plugin
+        where text is null and read_error is null and not reads_natively
     )
 {%- endmacro %}
 
@@ -123,6 +159,18 @@
     set variable runlens_staged_text_paths = (
         select coalesce(list(chunk.text_path) filter (where chunk.text_path is not null), []::varchar[])
         from (select unnest(getvariable('runlens_staged_log_texts')) as chunk)
+    );
+    set variable runlens_native_text_paths = (
+        select coalesce(list(absolute_path), []::varchar[])
+        from (
+            select absolute_path from ({{ runlens.files_to_read() }}) as files
+            where text is null and read_error is null and reads_natively
+            union all
+            -- a file the listing sent to the plugin that DuckDB can read by now
+            select chunk.absolute_path
+            from (select unnest(getvariable('runlens_staged_log_texts')) as chunk)
+            where chunk.is_native
+        ) as native_files
     )
 {%- endmacro %}
 
@@ -138,7 +186,7 @@
     select runlens_remove_staged_log_texts(getvariable('runlens_staged_text_paths'))
 {%- endmacro %}
 
-{#- Post-hook of stg_log_lines on DuckDB, after the removal: forget the chunks. -#}
+{#- Post-hook of stg_log_lines on DuckDB, after the removal: forget the chunks and the listing. -#}
 {% macro forget_staged_log_texts() -%}
     {{ return(adapter.dispatch('forget_staged_log_texts', 'runlens')()) }}
 {%- endmacro %}
@@ -148,7 +196,9 @@
 
 {% macro duckdb__forget_staged_log_texts() -%}
     reset variable runlens_staged_log_texts;
-    reset variable runlens_staged_text_paths
+    reset variable runlens_staged_text_paths;
+    reset variable runlens_native_text_paths;
+    reset variable runlens_listed_log_files
 {%- endmacro %}
 
 {#- PostgreSQL: the loader (scripts/engines/raw_loader.py) has copied each file's text, read by the

@@ -1,5 +1,6 @@
 -- Every physical line of the raw logs, read once: each new or changed file's text
--- (read_log_texts; on DuckDB the pre-hook stage_log_texts hands it over in chunk files), split
+-- (read_log_texts; on DuckDB a plain file is read by DuckDB itself, any other handed over by the
+-- plugin in chunk files, macros/staging/log_texts.sql), split
 -- into lines (physical_log_lines, split_log_lines: the line rules), each non-blank line parsed,
 -- typed and classified against the input contract (input_contract.md: the reason codes and their
 -- order). Plus one file record per file (line_number 0) with what the listing and the reading

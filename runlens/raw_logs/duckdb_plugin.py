@@ -5,14 +5,19 @@ catalog the profile names (runlens/database.py: so the database is no part of wh
 and on every DuckDB connection dbt opens, it registers:
 
 - `runlens_list_log_files()`: every log file below the raw folder (listing.py), as a list of
-  structs with file_path, absolute_path, size_bytes, modified_at, is_gzip and file_fingerprint.
+  structs with file_path, absolute_path, size_bytes, modified_at, is_gzip, file_fingerprint and
+  reads_natively (whether DuckDB reads the file itself, handover.py; the folder is listed here
+  anyway, so no file has to come back to Python to be sorted).
   The source `runlens_logs.log_files` (models/staging/_runlens_logs__sources.yml) unnests it. The
   folder is `RUNLENS_RAW_DIR` (default `data/sample`), read when the build lists it, not when dbt
   parses the project: pointing a build at another folder costs dbt no parsing.
-- `runlens_stage_log_texts(files)`: reads the files (a list of structs with absolute_path and
-  file_fingerprint) and writes their text into chunk files that DuckDB reads with `read_text`
-  (handover.py); returns one struct per chunk. stg_log_lines' pre-hook calls it with the files it
-  has to read, and its post-hook calls `runlens_remove_staged_log_texts(text_paths)`.
+- `runlens_stage_log_texts(files)`: hands the files over (a list of structs with absolute_path,
+  file_fingerprint and size_bytes; handover.py): a file DuckDB reads itself gets one struct with
+  is_native true; any other is read here and its text written into chunk files that DuckDB reads
+  with `read_text`, one struct per chunk. stg_log_lines' pre-hook calls it with the files it has
+  to read, and its post-hook calls `runlens_remove_staged_log_texts(text_paths)`.
+- `runlens_escaped_log_text(content)`: the text of a file's bytes that DuckDB read but could not
+  decode as UTF-8, each invalid line escaped, with the numbers of those lines (reading.py).
 - `runlens_raw_dir()`: the raw folder's absolute path, and `runlens_pinned_as_of()`: the time
   `RUNLENS_AS_OF` or the folder's runlens_as_of.txt pins (as_of.py), else NULL. The build context
   (macros/build_context.sql) reads both when the build runs, so neither costs dbt any parsing when
@@ -37,8 +42,9 @@ from runlens.database import attach_database, attaches_database, use_database
 from runlens.raw_logs.as_of import AsOfError, pinned_as_of
 from runlens.raw_logs.folder_metadata import COLUMNS as COLLECTION_COLUMNS
 from runlens.raw_logs.folder_metadata import MetadataError, read_collections
-from runlens.raw_logs.handover import remove_staged_texts, stage_texts
+from runlens.raw_logs.handover import native_reads, remove_staged_texts, stage_texts
 from runlens.raw_logs.listing import RawFolderError, list_log_files, raw_dir
+from runlens.raw_logs.reading import escaped_text
 
 LOG_FILE_TYPE = duckdb.struct_type(
     {
@@ -48,11 +54,16 @@ LOG_FILE_TYPE = duckdb.struct_type(
         "modified_at": duckdb.sqltype("TIMESTAMP"),
         "is_gzip": duckdb.sqltype("BOOLEAN"),
         "file_fingerprint": duckdb.sqltype("VARCHAR"),
+        "reads_natively": duckdb.sqltype("BOOLEAN"),
     }
 )
 COLLECTION_TYPE = duckdb.struct_type({column: duckdb.sqltype("VARCHAR") for column in COLLECTION_COLUMNS})
 FILE_TO_READ_TYPE = duckdb.struct_type(
-    {"absolute_path": duckdb.sqltype("VARCHAR"), "file_fingerprint": duckdb.sqltype("VARCHAR")}
+    {
+        "absolute_path": duckdb.sqltype("VARCHAR"),
+        "file_fingerprint": duckdb.sqltype("VARCHAR"),
+        "size_bytes": duckdb.sqltype("BIGINT"),
+    }
 )
 STAGED_CHUNK_TYPE = duckdb.struct_type(
     {
@@ -61,15 +72,21 @@ STAGED_CHUNK_TYPE = duckdb.struct_type(
         "first_line_number": duckdb.sqltype("BIGINT"),
         "invalid_line_numbers": duckdb.list_type(duckdb.sqltype("BIGINT")),
         "read_error": duckdb.sqltype("VARCHAR"),
+        "is_native": duckdb.sqltype("BOOLEAN"),
     }
+)
+ESCAPED_TEXT_TYPE = duckdb.struct_type(
+    {"text": duckdb.sqltype("VARCHAR"), "invalid_line_numbers": duckdb.list_type(duckdb.sqltype("BIGINT"))}
 )
 
 
 def log_files() -> list[dict]:
     try:
-        return [log_file._asdict() for log_file in list_log_files(raw_dir())]
+        listed = [log_file._asdict() for log_file in list_log_files(raw_dir())]
     except RawFolderError as error:
         raise RawFolderError(f"\nrunlens: {error}") from None
+    reads_natively = native_reads()
+    return [{**log_file, "reads_natively": reads_natively(log_file)} for log_file in listed]
 
 
 def absolute_raw_dir() -> str:
@@ -131,6 +148,13 @@ class Plugin(BasePlugin):
             [duckdb.list_type(FILE_TO_READ_TYPE)],
             duckdb.list_type(STAGED_CHUNK_TYPE),
             side_effects=True,
+            null_handling="special",
+        )
+        conn.create_function(
+            "runlens_escaped_log_text",
+            escaped_text,
+            [duckdb.sqltype("BLOB")],
+            ESCAPED_TEXT_TYPE,
             null_handling="special",
         )
         conn.create_function(

@@ -1,6 +1,8 @@
-"""The logs a benchmark size reads: generated with scripts/generate_sample.py's scale mode, then
-changed for the refreshes (1% new runs; events appended to 1% of the runs); the collections seed
-that names baselines; and the files and lines counted, on disk and in the marts."""
+"""The logs a benchmark size reads: generated with scripts/generate_sample.py's scale mode, shaped
+like a real history (its ScaleShape: 24 tasks a collection, a few percent of runs that stopped
+part-way, a few percent of runs of many epochs), then changed for the refreshes (1% new runs;
+events appended to 1% of the runs); the collections seed that names baselines; and the files and
+lines counted, on disk and in the marts."""
 
 from __future__ import annotations
 
@@ -25,6 +27,7 @@ class LogSettings:
     seed: int
     shard_runs: int
     fault_rate: float
+    shape: gen.ScaleShape = gen.DEFAULT_SHAPE
 
 
 def layout_for(runs: int) -> str:
@@ -37,6 +40,8 @@ def generate_command(runs: int, layout: str, out: Path, settings: LogSettings) -
         sys.executable, str(GENERATOR),
         "--runs", str(runs), "--layout", layout, "--shard-runs", str(settings.shard_runs),
         "--fault-rate", str(settings.fault_rate), "--seed", str(settings.seed), "--out", str(out),
+        "--tasks", str(settings.shape.tasks), "--incomplete-rate", str(settings.shape.incomplete_rate),
+        "--many-epochs-rate", str(settings.shape.many_epochs_rate), "--epochs", str(settings.shape.epochs),
     ]  # fmt: skip
 
 
@@ -81,7 +86,9 @@ def line_counts(marts_db: Path) -> dict:
 def add_new_runs(raw_dir: Path, runs: int, layout: str, settings: LogSettings) -> dict:
     """Write 1% more runs after the first `runs`, in new files (new per-run files, or one new shard)."""
     added = max(1, round(runs * REFRESH_SHARE))
-    gen.write_scale(raw_dir, settings.seed, runs, added, layout, settings.shard_runs, settings.fault_rate)
+    gen.write_scale(
+        raw_dir, settings.seed, runs, added, layout, settings.shard_runs, settings.fault_rate, settings.shape
+    )
     how = "new per-run files" if layout == "per-run" else "one new shard file"
     return {"runs_added": added, "how": how}
 
@@ -98,7 +105,7 @@ def append_events(raw_dir: Path, layout: str, runs: int, settings: LogSettings) 
         indices = list(range(min(count, settings.shard_runs, runs)))
     touched: dict[Path, list[bytes]] = {}
     for index in indices:
-        run = gen.scale_run(settings.seed, index, settings.fault_rate)
+        run = gen.scale_run(settings.seed, index, settings.fault_rate, settings.shape)
         head = f'{{"run_id": "{run.run_id}", "event": "'
         checkpoint_at, end_at = run.end_ms + 60_000, run.end_ms + 120_000
         lines = [

@@ -4,9 +4,11 @@ The simple floor (simple_floor.py) reads the files with `read_json(ignore_errors
 nothing; the build keeps every line. This baseline does the same accounting as the build, each
 step a table in a DuckDB file, in the plainest DuckDB SQL that does the job:
 
-1. lines: every physical line with its file and line number, read with the same reader as the
-   build (runlens/raw_logs, called as the build calls it: gzip, UTF-8 checked line by line, invalid
-   lines escaped), split on LF, CR and BOM removed, blank lines marked;
+1. lines: every physical line with its file and line number, read as the best hand-written
+   script would: DuckDB reads the plain files itself (read_blob, decoded; the few that are not
+   valid UTF-8 have their invalid lines escaped), and only what DuckDB cannot read (gzip) goes
+   through runlens' reader (runlens/raw_logs, as the build calls it); split on LF, CR and BOM
+   removed, blank lines marked;
 2. parsed: strict JSON (DuckDB's parser takes NaN and trailing commas, which are then refused),
    the typed fields, and every line's reject reason in the contract's order;
 3. events: exact duplicates numbered, the first occurrence accepted;
@@ -37,7 +39,7 @@ from runlens.raw_logs.duckdb_plugin import Plugin  # noqa: E402
 
 FIELDS = (
     '{"run_id":"JSON","event":"JSON","ts":"JSON","step":"JSON","epoch":"JSON","collection":"JSON",'
-    '"task":"JSON","config":"JSON","status":"JSON","wall_seconds":"JSON","sections":"JSON"}'
+    '"task":"JSON","config":"JSON","status":"JSON","wall_seconds":"JSON","sections":"JSON","final":"JSON"}'
 )
 TS_PATTERN = (
     "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])[Tt ]([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]"
@@ -45,23 +47,32 @@ TS_PATTERN = (
 )
 
 STEPS = {
-    # the files' text, read as the build reads it: the plugin writes it in chunk files that
-    # read_text reads (runlens/raw_logs/handover.py), one struct per chunk
+    # the files' text: the plain ones DuckDB reads itself (the listing says which), the others
+    # (gzip) by runlens' reader, which writes their text in chunk files that read_text reads
+    # (runlens/raw_logs/handover.py)
     "staged_texts": """
+set variable listed = runlens_list_log_files();
 set variable staged = (
     select coalesce(
         runlens_stage_log_texts(
-            list({'absolute_path': absolute_path, 'file_fingerprint': file_fingerprint} order by file_path)
+            list(
+                {'absolute_path': absolute_path, 'file_fingerprint': file_fingerprint, 'size_bytes': size_bytes}
+                order by file_path
+            ) filter (where not reads_natively)
         ),
         []
     )
-    from (select unnest(runlens_list_log_files(), recursive := true))
+    from (select listed.* from (select unnest(getvariable('listed')) as listed))
 )
 """,
     "staged_paths": """
 set variable text_paths = (
     select coalesce(list(chunk.text_path) filter (where chunk.text_path is not null), []::varchar[])
     from (select unnest(getvariable('staged')) as chunk)
+);
+set variable native_paths = (
+    select coalesce(list(listed.absolute_path) filter (where listed.reads_natively), []::varchar[])
+    from (select unnest(getvariable('listed')) as listed)
 )
 """,
     # every physical line of every file, read by the build's own reader (the functions its
@@ -101,15 +112,30 @@ from (
                 unnest(pieces) as piece
             from (
                 select
-                    files.file_path,
+                    -- absolute paths: they share the raw folder as prefix, so they sort as the relative ones
+                    chunks.absolute_path as file_path,
                     chunks.first_line_number,
                     chunks.invalid_line_numbers,
                     string_split(chunk_texts.content, chr(10)) as pieces
-                from (select unnest(getvariable('staged'), recursive := true)) as chunks
-                inner join (select unnest(runlens_list_log_files(), recursive := true)) as files
-                    on chunks.absolute_path = files.absolute_path
+                from (select chunk.* from (select unnest(getvariable('staged')) as chunk)) as chunks
                 inner join read_text(getvariable('text_paths')) as chunk_texts
                     on chunks.text_path = chunk_texts.filename
+                union all
+                select
+                    filename as file_path,
+                    1 as first_line_number,
+                    coalesce(escaped.invalid_line_numbers, []) as invalid_line_numbers,
+                    string_split(coalesce(text, escaped.text), chr(10)) as pieces
+                from (
+                    select
+                        filename,
+                        text,
+                        case when text is null then runlens_escaped_log_text(content) end as escaped
+                    from (
+                        select filename, content, try(decode(content)) as text
+                        from read_blob(getvariable('native_paths'))
+                    )
+                )
             )
         )
         where not (line_number = piece_count and piece = '')
@@ -167,6 +193,8 @@ fields as (
         doc.task ->> '$' as task,
         doc.status ->> '$' as status,
         doc.wall_seconds,
+        -- a profile is final unless its `final` is false (written while the run was going)
+        coalesce(doc.final::varchar = 'false', false) as is_not_final,
         left(doc.sections::varchar, 1) as sections_first,
         doc.sections
     from docs
@@ -238,7 +266,7 @@ select
     epoch_number as epoch,
     collection,
     coalesce(status, 'completed') as status,
-    wall_seconds_number as wall_seconds
+    case when not is_not_final then wall_seconds_number end as wall_seconds
 from typed
 """,
     "events": """
@@ -278,7 +306,8 @@ bounds as (
         arg_max(status, (event_at, step is not null, step, file_path, line_number))
             filter (where event_type = 'run_end') as final_end_status,
         arg_max(status, (event_at, file_path, line_number)) filter (where event_type = 'run_end') as latest_end_status,
-        arg_max(wall_seconds, (event_at, file_path, line_number)) filter (where event_type = 'profile')
+        -- the latest profile counts, and measures nothing when it is not final (wall_seconds NULL)
+        arg_max_null(wall_seconds, (event_at, file_path, line_number)) filter (where event_type = 'profile')
             as profile_wall_seconds
     from accepted
     group by run_id

@@ -39,7 +39,7 @@ def pandas_figures(raw_dir: Path):
     phases["read_json_lines"] = time.perf_counter() - started
 
     started = time.perf_counter()
-    frame = pd.DataFrame(records, columns=["run_id", "event", "ts", "collection", "status", "wall_seconds"])
+    frame = pd.DataFrame(records, columns=["run_id", "event", "ts", "collection", "status", "wall_seconds", "final"])
     del records
     valid_id = frame["run_id"].map(lambda value: isinstance(value, str) and value != "").astype(bool)
     frame = frame[valid_id & frame["event"].isin(MARKERS)]
@@ -58,7 +58,7 @@ def pandas_figures(raw_dir: Path):
     by_event = {kind: frame[frame["event"] == kind] for kind in MARKERS}
 
     def latest(kind, column):
-        return by_event[kind].sort_values("us", kind="stable").groupby("run_id")[column].last()
+        return by_event[kind].sort_values("us", kind="stable").groupby("run_id")[column].last(skipna=False)
 
     runs = pd.DataFrame(index=pd.Index(frame["run_id"].unique(), name="run_id"))
     starts = by_event["run_start"].sort_values("us", kind="stable").groupby("run_id")
@@ -68,6 +68,10 @@ def pandas_figures(raw_dir: Path):
     runs["last_end"] = by_event["run_end"].groupby("run_id")["us"].max()
     runs["last_epoch_end"] = by_event["epoch_end"].groupby("run_id")["us"].max()
     runs["end_status"] = latest("run_end", "status").fillna("completed")
+    # the latest profile counts, and measures nothing when it is not final (written while the run went)
+    profiles = by_event["profile"]
+    is_final = profiles["final"].map(lambda value: value is not False).astype(bool)
+    by_event["profile"] = profiles.assign(wall_seconds=profiles["wall_seconds"].where(is_final))
     runs["profile_wall"] = pd.to_numeric(latest("profile", "wall_seconds"), errors="coerce")
     has_end = (runs["last_end"] >= runs["last_start"]).fillna(False).astype(bool)
     has_skew = ~has_end & (runs["last_end"] < runs["first_start"]).fillna(False).astype(bool)

@@ -33,14 +33,15 @@ events as (
         end as event_at,
         collection,
         status,
-        wall_seconds
+        -- the latest profile counts, and measures nothing when it is not final
+        case when coalesce(final::varchar, '') != 'false' then wall_seconds end as wall_seconds
     from read_json(
         $files,
         format = 'newline_delimited',
         ignore_errors = true,
         columns = {
             run_id: 'VARCHAR', event: 'VARCHAR', ts: 'JSON', collection: 'VARCHAR',
-            status: 'VARCHAR', wall_seconds: 'DOUBLE'
+            status: 'VARCHAR', wall_seconds: 'DOUBLE', final: 'JSON'
         }
     )
     where run_id <> '' and event in ('run_start', 'checkpoint', 'epoch_end', 'run_end', 'profile')
@@ -55,7 +56,7 @@ runs as (
         max(event_at) filter (where event = 'run_end') as last_end,
         coalesce(arg_max(status, event_at) filter (where event = 'run_end'), 'completed') as end_status,
         max(event_at) filter (where event = 'epoch_end') as last_epoch_end,
-        arg_max(wall_seconds, event_at) filter (where event = 'profile') as profile_wall
+        arg_max_null(wall_seconds, event_at) filter (where event = 'profile') as profile_wall
     from events
     where event_at is not null
     group by run_id

@@ -95,7 +95,7 @@ def _test_name_and_config(test: Any) -> tuple[str, dict]:
 
 def _model_key(model: dict) -> tuple[str, ...]:
     """The mart's key: its unique or primary-key constraint (on the model or a column), else its
-    primary_key, unique_combination or unique test."""
+    primary_key, unique_combination or unique test, or the key of its table_rules test."""
     for constraint in model.get("constraints") or []:
         if constraint.get("type") in ("unique", "primary_key"):
             return tuple(column.lower() for column in constraint["columns"])
@@ -107,6 +107,8 @@ def _model_key(model: dict) -> tuple[str, ...]:
         if name.split(".")[-1] in ("unique_combination", "primary_key"):
             columns = (config.get("arguments") or {}).get("columns") or config.get("columns")
             return tuple(column.lower() for column in columns)
+        if name.split(".")[-1] == "table_rules" and (config.get("arguments") or {}).get("key"):
+            return tuple(column.lower() for column in config["arguments"]["key"])
     for column in model.get("columns") or []:
         if any(_test_name_and_config(test)[0] == "unique" for test in _tests(column)):
             return (column["name"].lower(),)

@@ -3,8 +3,9 @@
 -- among exact duplicates: lines with the same run_id, event, ts (as UTC), step and epoch are one
 -- event; the first by file path and line number is occurrence 1, the accepted one
 -- (input_contract.md, "Where every line ends up").
--- Almost every event has one line, so the lines are counted per event first (a hash
--- aggregate) and only the events with copies are numbered by a window (a sort).
+-- Almost every event has one line, so the events with copies are found first (a hash
+-- aggregate that keeps only them: few rows), the lines are matched against those few, and only
+-- their lines are numbered by a window (a sort).
 -- Incremental by run (macros/run_versions.sql). Grain: one row per valid line.
 {%- set event_key = ['run_id', 'event_type', 'event_at', 'step', 'epoch'] %}
 {%- set line_columns = [
@@ -40,25 +41,26 @@ valid_lines as (
     where run_id is not null and not is_other_event and {{ runlens.is_run_to_compute('run_id') }}
 ),
 
-event_copies as (
+copied_events as (
     select
         {{ event_key | join(', ') }},
         count(*) as copies
     from valid_lines
     group by {{ event_key | join(', ') }}
+    having count(*) > 1
 ),
 
 counted as (
     select
         valid_lines.*,
-        event_copies.copies
+        coalesce(copied_events.copies, 1) as copies
     from valid_lines
-    inner join event_copies
-        on valid_lines.run_id = event_copies.run_id
-        and valid_lines.event_type = event_copies.event_type
-        and valid_lines.event_at = event_copies.event_at
-        and valid_lines.step is not distinct from event_copies.step
-        and valid_lines.epoch is not distinct from event_copies.epoch
+    left join copied_events
+        on valid_lines.run_id = copied_events.run_id
+        and valid_lines.event_type = copied_events.event_type
+        and valid_lines.event_at = copied_events.event_at
+        and valid_lines.step is not distinct from copied_events.step
+        and valid_lines.epoch is not distinct from copied_events.epoch
 ),
 
 single_lines as (

@@ -1,6 +1,7 @@
 -- depends_on: {{ ref('int_run_versions') }}
 -- Intervals between consecutive markers of a run (definitions: def_intervals, def_pre_epoch,
--- def_downtime). Grain: one row per run and interval_index.
+-- def_downtime), each with the event types and steps of its two markers, so that no later model
+-- joins the markers again (fct_run_throughput). Grain: one row per run and interval_index.
 with
 
 markers as (
@@ -28,7 +29,11 @@ paired as (
         opening.event_at as started_at,
         closing.event_at as ended_at,
         closing.event_type = 'run_start' as is_downtime,
-        closing.marker_index as to_marker_index
+        closing.marker_index as to_marker_index,
+        opening.event_type as from_event_type,
+        opening.step as from_step,
+        closing.event_type as to_event_type,
+        closing.step as to_step
     from markers as closing
     inner join markers as opening
         on closing.run_id = opening.run_id
@@ -47,6 +52,10 @@ final as (
         {{ runlens.seconds_between('paired.started_at', 'paired.ended_at') }} as seconds,
         coalesce(paired.to_marker_index <= final_epoch_ends.final_epoch_end_index, false) as is_pre_epoch,
         paired.is_downtime,
+        paired.from_event_type,
+        paired.from_step,
+        paired.to_event_type,
+        paired.to_step,
         {{ runlens.build_started_at() }} as computed_at
     from paired
     left join final_epoch_ends on paired.run_id = final_epoch_ends.run_id

@@ -1,12 +1,14 @@
 -- depends_on: {{ ref('int_run_versions') }}
 -- How far each run had got at each of its markers, for the live-run estimates (def_live_eta):
 -- the active seconds from its first run_start to the marker (downtime left out) and the seconds
--- of the interval that follows it. Grain: one row per run and marker_index.
+-- of the interval that follows it. Every marker but a run's first closes one interval
+-- (int_run_intervals carries its closing marker), so the markers come from the intervals and
+-- the first markers, without joining the two again. Grain: one row per run and marker_index.
 with
 
-markers as (
+first_markers as (
     select * from {{ ref('int_run_markers') }}
-    where {{ runlens.is_run_to_compute('run_id') }}
+    where marker_index = 1 and {{ runlens.is_run_to_compute('run_id') }}
 ),
 
 intervals as (
@@ -15,26 +17,40 @@ intervals as (
 ),
 
 reached as (
-    -- each marker with the interval that ends at it (none for the first) and the one that follows
+    -- each marker with the interval that ends at it (none for the first)
     select
-        markers.run_id,
-        markers.marker_index,
-        markers.marker_label,
-        markers.event_type,
-        markers.event_at,
-        case when ending.is_downtime then 0 else coalesce(ending.seconds, 0) end as active_seconds_of_interval,
-        following.seconds as next_interval_seconds,
-        row_number() over (
-            partition by markers.run_id, markers.marker_label
-            order by markers.marker_index
-        ) as label_occurrence
-    from markers
-    left join intervals as ending
-        on markers.run_id = ending.run_id
-        and markers.marker_index = ending.interval_index + 1
-    left join intervals as following
-        on markers.run_id = following.run_id
-        and markers.marker_index = following.interval_index
+        run_id,
+        interval_index + 1 as marker_index,
+        to_marker as marker_label,
+        to_event_type as event_type,
+        ended_at as event_at,
+        seconds as seconds_of_interval,
+        case when is_downtime then 0 else seconds end as active_seconds_of_interval
+    from intervals
+    union all
+    select
+        run_id,
+        marker_index,
+        marker_label,
+        event_type,
+        event_at,
+        cast(null as {{ runlens.type_double() }}) as seconds_of_interval,
+        0 as active_seconds_of_interval
+    from first_markers
+),
+
+progressed as (
+    -- one pass in marker order: the running active seconds, and the next marker's interval
+    select
+        run_id,
+        marker_index,
+        marker_label,
+        event_type,
+        event_at,
+        sum(active_seconds_of_interval) over marker_order as active_seconds_to_marker,
+        lead(seconds_of_interval) over marker_order as next_interval_seconds
+    from reached
+    window marker_order as (partition by run_id order by marker_index)
 ),
 
 final as (
@@ -44,14 +60,14 @@ final as (
         marker_label,
         event_type,
         event_at,
-        sum(active_seconds_of_interval) over (
-            partition by run_id
-            order by marker_index
-        ) as active_seconds_to_marker,
+        active_seconds_to_marker,
         next_interval_seconds,
-        label_occurrence = 1 as is_first_of_label,
+        row_number() over (
+            partition by run_id, marker_label
+            order by marker_index
+        ) = 1 as is_first_of_label,
         {{ runlens.build_started_at() }} as computed_at
-    from reached
+    from progressed
 )
 
 select * from final

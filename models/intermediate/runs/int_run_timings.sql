@@ -14,27 +14,16 @@ intervals as (
     where {{ runlens.is_run_to_compute('run_id') }}
 ),
 
-ranked_run_ends as (
+run_ends as (
+    -- the latest run_end of the run (ties to the last by file and line), whichever markers it
+    -- kept: an aggregate, not a sort
     select
         run_id,
-        event_at,
-        run_end_status,
-        row_number() over (
-            partition by run_id
-            order by event_at desc, file_path desc, line_number desc
-        ) as recency_rank
+        max(event_at) as latest_run_end_at,
+        {{ runlens.arg_max('run_end_status', ['event_at', 'file_path', 'line_number']) }} as latest_run_end_status
     from {{ ref('int_event_occurrences') }}
     where occurrence = 1 and event_type = 'run_end' and {{ runlens.is_run_to_compute('run_id') }}
-),
-
-run_ends as (
-    -- the latest run_end of the run, whichever markers it kept
-    select
-        run_id,
-        event_at as latest_run_end_at,
-        run_end_status as latest_run_end_status
-    from ranked_run_ends
-    where recency_rank = 1
+    group by run_id
 ),
 
 marker_summary as (

@@ -94,10 +94,17 @@ scored as (
 ),
 
 worst_intervals as (
+    -- each run's highest robust z-score, ties to the lowest interval number: an aggregate, not a sort
+    {%- set worst = ['robust_z', '-interval_index'] %}
     select
-        *,
-        row_number() over (partition by run_id order by robust_z desc, interval_index asc) as worst_rank
+        run_id,
+        {{ runlens.arg_max('interval_index', worst) }} as interval_index,
+        {{ runlens.arg_max('label', worst) }} as label,
+        {{ runlens.arg_max('seconds', worst) }} as seconds,
+        {{ runlens.arg_max('median_seconds', worst) }} as median_seconds,
+        max(robust_z) as robust_z
     from scored
+    group by run_id
 ),
 
 final as (
@@ -129,9 +136,7 @@ final as (
     inner join task_walls
         on runs.collection = task_walls.collection
         and runs.task is not distinct from task_walls.task
-    left join worst_intervals
-        on runs.run_id = worst_intervals.run_id
-        and worst_intervals.worst_rank = 1
+    left join worst_intervals on runs.run_id = worst_intervals.run_id
 )
 
 select

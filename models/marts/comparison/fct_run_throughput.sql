@@ -9,12 +9,9 @@ runs as (
     where is_analyzed and collection is not null
 ),
 
-markers as (
-    select * from {{ ref('int_run_markers') }}
-),
-
 intervals as (
-    select * from {{ ref('fct_run_intervals') }}
+    -- each interval carries its markers' event types and steps (int_run_intervals)
+    select * from {{ ref('int_run_intervals') }}
     where is_pre_epoch
 ),
 
@@ -23,19 +20,13 @@ stepped_intervals as (
         intervals.run_id,
         intervals.seconds,
         intervals.is_downtime,
-        closing.marker_index as to_marker_index,
-        opening.event_type as from_event_type,
-        opening.step as from_step,
-        closing.event_type as to_event_type,
-        closing.step as to_step
+        intervals.interval_index + 1 as to_marker_index,
+        intervals.from_event_type,
+        intervals.from_step,
+        intervals.to_event_type,
+        intervals.to_step
     from intervals
     inner join runs on intervals.run_id = runs.run_id
-    inner join markers as opening
-        on intervals.run_id = opening.run_id
-        and intervals.interval_index = opening.marker_index
-    inner join markers as closing
-        on intervals.run_id = closing.run_id
-        and intervals.interval_index + 1 = closing.marker_index
 ),
 
 last_checkpoints as (

@@ -1,0 +1,177 @@
+"""DuckDB reads the plain UTF-8 logs itself; the plugin only what DuckDB cannot (issue 24).
+
+The same raw folder (the bundled sample, the faulty fixture and files of every awkward kind from
+tests/test_line_rules.py) is built three ways: as a build reads it (DuckDB reads the plain files,
+the plugin the rest), with every file sent through the plugin (RUNLENS_READER=plugin, the reader
+before issue 24), and with chunks so small that every file larger than 2 KB goes through the plugin
+in pieces (RUNLENS_CHUNK_BYTES). Every mart, and every row of stg_log_lines but the time it was
+loaded, must be the same each way. Which files take which way is checked on the plugin's own
+answer (runlens/raw_logs/handover.py), and a file this user may not read is not handed to DuckDB,
+whose readers would stop the build on it.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import gzip
+import shutil
+import subprocess
+from pathlib import Path
+
+import duckdb
+import pytest
+from engines.parity import compare, load_marts, read_duckdb
+from pipeline import DATABASE, REFRESH, dbt_process, project_copies, run_dbt
+from prebuilt import Prebuilds, prebuilt
+from test_engine_parity import DATASETS, ENGINES_PROJECT
+from test_line_rules import NASTY, RANDOM, write
+
+from runlens.raw_logs import handover
+from runlens.raw_logs.listing import list_log_files
+
+MARTS = load_marts()
+SMALL_CHUNKS = "2048"
+PR_CAPBSET_DROP, CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH = 24, 1, 2
+LINE_COLUMNS = (
+    "file_path, file_fingerprint, line_number, is_blank, reject_reason, is_other_event, raw_text, run_id, event_type,"
+    " resembles_event_type, event_at, step, epoch, collection, task, config, resources, run_end_status,"
+    " profile_wall_seconds, profile_sections, profile_is_final, source_format, source_path, is_approximate,"
+    " approximation, size_bytes, modified_at, is_gzip, read_error, event_aliases"
+)
+
+
+def raw_folder(root: Path) -> Path:
+    """The sample and the faulty fixture (with their collections), the awkward files, a large file."""
+    raw = root / "raw"
+    for name, (folder, _) in DATASETS.items():
+        shutil.copytree(folder, raw / name)
+    for name, data in {**NASTY, **RANDOM}.items():
+        write(raw / "nasty", name, data)
+    write(raw / "nasty", "members.jsonl.gz", gzip.compress(b'{"a": 1}\n') + gzip.compress(b"\xff\r\n"))
+    large = b"".join(b'{"run_id": "big", "event": "checkpoint", "ts": %d, "step": %d}\r\n' % (n, n) for n in range(400))
+    write(raw / "nasty", "large.jsonl", b"\xef\xbb\xbf" + large + b"\xff\n" + large)
+    return raw
+
+
+@prebuilt()
+def three_readings(builds: Prebuilds) -> dict[str, Path]:
+    """The databases built over one raw folder by the three ways of reading it."""
+    raw = raw_folder(builds.mktemp("native_reading"))
+    ways = {"engine": {}, "plugin": {"RUNLENS_READER": "plugin"}, "small_chunks": {"RUNLENS_CHUNK_BYTES": SMALL_CHUNKS}}
+    databases = {}
+    for way, env in ways.items():
+        databases[way] = builds.mktemp(f"native_reading_{way}") / DATABASE
+        result = run_dbt(ENGINES_PROJECT, raw, databases[way], *REFRESH, env=env)
+        assert result.returncode == 0, f"{way}:\n{result.stdout[-6000:]}"
+    return databases
+
+
+def lines_of(database: Path) -> list[tuple]:
+    with duckdb.connect(str(database), read_only=True) as connection:
+        return connection.execute(
+            f"select {LINE_COLUMNS} from stg_log_lines order by file_path, line_number"
+        ).fetchall()
+
+
+@pytest.mark.parametrize("way", ["plugin", "small_chunks"])
+def test_every_mart_is_the_same_read_either_way(three_readings, way):
+    reference = read_duckdb(three_readings["engine"], MARTS)
+    differences = compare(reference, read_duckdb(three_readings[way], MARTS), MARTS, "engine", way)
+    assert differences == [], "\n".join(str(difference) for difference in differences[:40])
+    assert sum(len(rows) for rows in reference.values()) > 1000
+
+
+@pytest.mark.parametrize("way", ["plugin", "small_chunks"])
+def test_every_line_is_the_same_read_either_way(three_readings, way):
+    engine = lines_of(three_readings["engine"])
+    assert lines_of(three_readings[way]) == engine
+    # every file of the folder has its record: sample, fixture and awkward files alike
+    assert sum(1 for row in engine if row[2] == 0) > len(NASTY) + len(RANDOM)
+
+
+def staged_by_path(raw: Path) -> dict[str, dict]:
+    """The plugin's entries for every file below raw, by path relative to raw (first entry of each)."""
+    files = list_log_files(str(raw))
+    entries = handover.stage_texts([to_read(log_file) for log_file in files])
+    handover.remove_staged_texts([entry["text_path"] for entry in entries])
+    relative = {log_file.absolute_path: log_file.file_path for log_file in files}
+    found: dict[str, dict] = {}
+    for entry in entries:
+        found.setdefault(relative[entry["absolute_path"]], entry)
+    return found
+
+
+def to_read(log_file) -> dict:
+    return {
+        "absolute_path": log_file.absolute_path,
+        "file_fingerprint": log_file.file_fingerprint,
+        "size_bytes": log_file.size_bytes,
+    }
+
+
+def test_duckdb_reads_the_plain_files_and_the_plugin_the_rest(tmp_path):
+    raw = raw_folder(tmp_path)
+    staged = staged_by_path(raw)
+    native = {path for path, entry in staged.items() if entry["is_native"]}
+    # plain files DuckDB may read whole, valid UTF-8 or not (it decodes them; the plugin escapes
+    # only the invalid ones' lines, on the bytes DuckDB read)
+    assert {"sample/zz-faults/mixed_faults.jsonl", "nasty/valid.jsonl", "nasty/invalid_start.jsonl"} <= native
+    assert "nasty/large.jsonl" in native and "nasty/empty.jsonl" in native
+    assert all(entry["text_path"] is None for path, entry in staged.items() if path in native)
+    # gzip, and names DuckDB would read as a glob pattern, go through the plugin
+    assert not any(path.endswith(".gz") for path in native)
+    for name in (
+        "nasty/star*.jsonl",
+        "nasty/brackets[1].jsonl",
+        "nasty/brace{a,b}?.jsonl",
+        "nasty/back\\slash'quote\".jsonl",
+    ):
+        assert not staged[name]["is_native"] and staged[name]["text_path"] is not None, name
+    # the listing the plugin gives DuckDB says the same of every file (reads_natively)
+    listed = list_log_files(str(raw))
+    assert {f.file_path for f in listed if handover.native_reads()(f._asdict())} == native
+    # a file larger than a chunk too; and with RUNLENS_READER=plugin, every file
+    large = to_read(next(f for f in list_log_files(str(raw)) if f.file_path == "nasty/large.jsonl"))
+    assert handover.native_reads({})(large)
+    assert not handover.native_reads({"RUNLENS_CHUNK_BYTES": SMALL_CHUNKS})(large)
+    assert not handover.native_reads({"RUNLENS_READER": "plugin"})(large)
+
+
+def without_root_file_access() -> None:
+    """preexec_fn: dbt runs bound by file permissions, even as root."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    for capability in (CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH):
+        libc.prctl(PR_CAPBSET_DROP, capability, 0, 0, 0)
+
+
+def test_a_file_this_user_may_not_read_is_left_to_the_plugin(tmp_path):
+    raw = tmp_path / "raw"
+    raw.mkdir()
+    line = b'{"run_id": "r", "event": "run_start", "ts": "2025-01-01T00:00:00Z", "collection": "c", "task": "t"}\n'
+    (raw / "readable.jsonl").write_bytes(line)
+    (raw / "locked.jsonl").write_bytes(line)
+    (raw / "locked.jsonl").chmod(0)
+    probe = subprocess.run(
+        ["cat", str(raw / "locked.jsonl")], capture_output=True, check=False, preexec_fn=without_root_file_access
+    )
+    if probe.returncode == 0:
+        pytest.skip("this machine lets the tests' processes read a file whatever its permissions")
+    database = tmp_path / "db" / DATABASE
+    with project_copies().checkout(ENGINES_PROJECT) as project:
+        result = subprocess.run(
+            **dbt_process(project, raw, database, "run", "--select", "stg_log_lines"),
+            capture_output=True,
+            text=True,
+            check=False,
+            preexec_fn=without_root_file_access,
+        )
+    assert result.returncode == 0, result.stdout[-4000:]
+    with duckdb.connect(str(database), read_only=True) as connection:
+        rows = connection.execute(
+            "select file_path, line_number, read_error, run_id from stg_log_lines order by file_path, line_number"
+        ).fetchall()
+    assert rows == [
+        ("locked.jsonl", 0, "unreadable: Permission denied", None),
+        ("readable.jsonl", 0, None, None),
+        ("readable.jsonl", 1, None, "r"),
+    ]
