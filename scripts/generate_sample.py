@@ -639,6 +639,17 @@ def write_scale(
     return stats
 
 
+def write_scale_collections(out: Path) -> None:
+    """<out>/runlens_collections.csv: the scale collections with their baselines."""
+    write_collections(
+        out / COLLECTIONS_FILE,
+        [
+            (collection, collection.replace("/", " "), SCALE_BASELINES.get(collection), None, None)
+            for collection, _, _ in SCALE_COLLECTIONS
+        ],
+    )
+
+
 def clean_scale(out: Path) -> None:
     for sub in [slug(c) for c, _, _ in SCALE_COLLECTIONS] + [SHARD_DIR]:
         for pattern in ("*.jsonl", "*.jsonl.gz"):
@@ -695,13 +706,7 @@ def main() -> None:
             f"and --incomplete-rate + {P_FAILED} (the failed runs) between 0 and 1"
         )
     clean_scale(args.out)
-    write_collections(
-        args.out / COLLECTIONS_FILE,
-        [
-            (collection, collection.replace("/", " "), SCALE_BASELINES.get(collection), None, None)
-            for collection, _, _ in SCALE_COLLECTIONS
-        ],
-    )
+    write_scale_collections(args.out)
     stats = write_scale(args.out, args.seed, 0, args.runs, args.layout, args.shard_runs, args.fault_rate, shape)
     print(
         f"wrote {stats['runs']} runs, {stats['lines']} lines in {stats['files']} files "

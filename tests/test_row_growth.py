@@ -20,7 +20,6 @@ import duckdb
 import generate_sample as gen
 import pytest
 import yaml
-from benchmark.datasets import write_collections_csv
 from pipeline import DATABASE, REFRESH, REPO, Project, project_copies, run_dbt
 from prebuilt import Prebuilds, prebuilt
 
@@ -29,6 +28,7 @@ from runlens.raw_logs.duckdb_plugin import Plugin
 MULTIPLES = yaml.safe_load((REPO / "docs" / "row_growth.yml").read_text(encoding="utf-8"))
 RUNS = 1200
 SHAPE = gen.ScaleShape(tasks=2, incomplete_rate=0.25, many_epochs_rate=0.1, epochs=12)
+READS_FILES = {"stg_log_lines", "stg_collections"}  # the raw folder's logs / collections file, no rows
 SCANS = {"TABLE_SCAN", "SEQ_SCAN", "READ_TEXT", "READ_BLOB", "DUMMY_SCAN"}
 
 
@@ -51,10 +51,10 @@ def grown_history(builds: Prebuilds) -> dict:
     root = builds.mktemp("row_growth")
     raw = root / "raw"
     gen.write_scale(raw, 7, 0, RUNS, "per-run", fault_rate=0.002, shape=SHAPE)
-    kind = Project.seeded(write_collections_csv(root / "collections.csv"))
+    gen.write_scale_collections(raw)
     database = root / "db" / DATABASE
-    with project_copies().checkout(kind) as project:
-        result = run_dbt(project, raw, database, *REFRESH)
+    with project_copies().checkout(Project()) as project:
+        result = run_dbt(project, raw, database, *REFRESH, "--write-json")  # the manifest, read below
         assert result.returncode == 0, result.stdout[-6000:]
         manifest = json.loads((project / "target" / "manifest.json").read_text(encoding="utf-8"))
     return {"raw": raw, "models": measured_models(manifest, database, raw)}
@@ -80,7 +80,7 @@ def measured_models(manifest: dict, database: Path, raw: Path) -> dict[str, dict
                 continue
             inputs = [rows[parent] for parent in node["depends_on"]["nodes"] if parent in rows]
             peak = None
-            if node["name"] != "stg_log_lines":  # it reads the raw folder (checked apart)
+            if node["name"] not in READS_FILES:
                 connection.execute("pragma enable_profiling = 'json'")
                 connection.execute(f"pragma profiling_output = '{profile_path}'")
                 connection.execute(node["compiled_code"]).fetchall()

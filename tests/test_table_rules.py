@@ -68,6 +68,7 @@ def test_a_broken_table_fails_its_node_with_rows_naming_each_rule_and_column(fau
             "test_name:table_rules,fct_run_intervals",
             "test_name:table_rules,fct_run_interval_kinds",
             "--store-failures",
+            "--write-json",  # the manifest, read below
         )
         manifest = json.loads((project / "target" / "manifest.json").read_text(encoding="utf-8"))
     assert result.returncode != 0, result.stdout[-3000:]
