@@ -43,7 +43,7 @@ LINE_COLUMNS = (
 def raw_folder(root: Path) -> Path:
     """The sample and the faulty fixture (with their collections), the awkward files, a large file."""
     raw = root / "raw"
-    for name, (folder, _) in DATASETS.items():
+    for name, folder in DATASETS.items():
         shutil.copytree(folder, raw / name)
     for name, data in {**NASTY, **RANDOM}.items():
         write(raw / "nasty", name, data)

@@ -286,9 +286,15 @@ def test_16_gpu_hours_known_only_when_every_run_names_its_gpus(sample_db):
 
 def test_17_the_final_tail(sample_db):
     tasks = by_task(completed(V3))
-    for task, minutes, share in rows(sample_db, 17):
-        assert minutes == round(statistics.fmean(run.tail for run in tasks[task]) / 60, 1)
-        assert share == round(statistics.fmean(run.tail_share for run in tasks[task]), 3)
+    expected = sorted(
+        (
+            -round(statistics.fmean(run.tail_share for run in runs), 3),
+            task,
+            round(statistics.fmean(run.tail for run in runs) / 60, 1),
+        )
+        for task, runs in tasks.items()
+    )[:3]  # the largest shares as shown (three places), ties by task
+    assert rows(sample_db, 17) == [(task, minutes, -share) for share, task, minutes in expected]
 
 
 def test_18_the_runs_left_out(sample_db):
