@@ -25,7 +25,7 @@ END = "<!-- end marts table -->\n"
 
 # The folders below models/marts, in the order a reader meets them, and what each holds.
 FOLDERS = {
-    ".": "Runs, intervals and their statistics",
+    ".": "Runs, intervals, their statistics, events and lines (`models/marts/`)",
     "comparison": "Comparisons with a baseline (`models/marts/comparison/`)",
     "epochs": "Epochs and time by kind of interval (`models/marts/epochs/`)",
     "live": "Live sweeps, span and GPU-hours (`models/marts/live/`)",

@@ -344,3 +344,37 @@ def test_21_each_collection_s_own_files(sample_db):
     # zz-faults/mixed_faults.jsonl holds lines of v3's runs: its 6 rejected lines are v3's
     got = {row[0]: (row[1], row[6]) for row in rows(sample_db, 21)}
     assert got == {V2: (24, 0), V3: (39, 6), V4: (14, 0)}
+
+
+def first_starts() -> dict[str, tuple[str, str]]:
+    """Each run's collection and task: those of its first run_start, read from the raw lines."""
+    found: dict[str, tuple] = {}
+    for event in sorted(EVENTS, key=lambda event: (event["_at"], event["_order"])):
+        if event["event"] == "run_start" and event["run_id"] not in found:
+            found[event["run_id"]] = (event["collection"], event["task"])
+    return found
+
+
+@pytest.mark.parametrize(
+    "mart",
+    [
+        "fct_runs",
+        "fct_run_intervals",
+        "fct_run_interval_kinds",
+        "fct_run_epochs",
+        "fct_events",
+        "fct_duplicate_lines",
+        "fct_other_events",
+        "fct_rejected_lines",
+        "fct_run_profile_sections",
+        "fct_live_runs",
+    ],
+)
+def test_a_mart_of_runs_or_finer_names_each_run_s_collection_and_task(sample_db, mart):
+    """Every row of a run carries that run's collection and task, so one collection is a `where`
+    (rows of a run without a run_start, or of no run, have neither)."""
+    starts = first_starts()
+    rows_ = sample_db.execute(f"select run_id, collection, task from {mart}").fetchall()
+    assert rows_
+    for run_id, collection, task in rows_:
+        assert (collection, task) == starts.get(run_id, (None, None)), (mart, run_id)

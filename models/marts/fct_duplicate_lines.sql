@@ -1,5 +1,5 @@
 -- Exact duplicates: valid lines that repeat an accepted event, with the event they repeat.
--- A view over int_event_occurrences.
+-- A view over int_event_occurrences, each with its run's collection and task.
 with
 
 occurrences as (
@@ -7,15 +7,23 @@ occurrences as (
     where occurrence > 1
 ),
 
+runs as (
+    -- each run's collection and task, from its first run_start (NULL without one)
+    select * from {{ ref('int_run_attributes') }}
+),
+
 final as (
     select
-        event_id as duplicate_id,
-        file_path,
-        line_number,
-        run_id,
-        event_type,
-        first_event_id as original_event_id
+        occurrences.event_id as duplicate_id,
+        occurrences.file_path,
+        occurrences.line_number,
+        occurrences.run_id,
+        runs.collection,
+        runs.task,
+        occurrences.event_type,
+        occurrences.first_event_id as original_event_id
     from occurrences
+    left join runs on occurrences.run_id = runs.run_id
 )
 
 select * from final

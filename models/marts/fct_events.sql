@@ -1,5 +1,5 @@
 -- Accepted events: the first occurrence of every distinct valid event (int_event_occurrences).
--- A view: its rows are int_event_occurrences' own.
+-- A view: its rows are int_event_occurrences' own, each with its run's collection and task.
 with
 
 occurrences as (
@@ -7,28 +7,34 @@ occurrences as (
     where occurrence = 1
 ),
 
+runs as (
+    -- each run's collection and task, from its first run_start (NULL without one)
+    select * from {{ ref('int_run_attributes') }}
+),
+
 final as (
     select
-        event_id,
-        file_path,
-        line_number,
-        run_id,
-        event_type,
-        event_at,
-        step,
-        epoch,
-        collection,
-        task,
-        config,
-        run_end_status,
-        profile_wall_seconds,
-        profile_sections,
-        profile_is_final,
-        source_format,
-        source_path,
-        is_approximate,
-        approximation
+        occurrences.event_id,
+        occurrences.file_path,
+        occurrences.line_number,
+        occurrences.run_id,
+        runs.collection,
+        runs.task,
+        occurrences.event_type,
+        occurrences.event_at,
+        occurrences.step,
+        occurrences.epoch,
+        occurrences.config,
+        occurrences.run_end_status,
+        occurrences.profile_wall_seconds,
+        occurrences.profile_sections,
+        occurrences.profile_is_final,
+        occurrences.source_format,
+        occurrences.source_path,
+        occurrences.is_approximate,
+        occurrences.approximation
     from occurrences
+    left join runs on occurrences.run_id = runs.run_id
 )
 
 select * from final

@@ -8,6 +8,8 @@ intervals as (
 final as (
     select
         run_id,
+        collection,
+        task,
         interval_index,
         label,
         from_marker,

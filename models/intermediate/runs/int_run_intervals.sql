@@ -1,11 +1,17 @@
 -- depends_on: {{ ref('int_run_versions') }}
 -- Intervals between consecutive markers of a run (definitions: def_intervals, def_pre_epoch,
 -- def_downtime), each with the event types and steps of its two markers, so that no later model
--- joins the markers again (fct_run_throughput). Grain: one row per run and interval_index.
+-- joins the markers again (fct_run_throughput), and with the run's collection and task, so that no
+-- reader joins the runs for them. Grain: one row per run and interval_index.
 with
 
 markers as (
     select * from {{ ref('int_run_markers') }}
+    where {{ runlens.is_run_to_compute('run_id') }}
+),
+
+attributes as (
+    select * from {{ ref('int_run_attributes') }}
     where {{ runlens.is_run_to_compute('run_id') }}
 ),
 
@@ -43,6 +49,8 @@ paired as (
 final as (
     select
         paired.run_id,
+        attributes.collection,
+        attributes.task,
         paired.interval_index,
         paired.from_marker || ' -> ' || paired.to_marker as label,
         paired.from_marker,
@@ -59,6 +67,7 @@ final as (
         {{ runlens.build_started_at() }} as computed_at
     from paired
     left join final_epoch_ends on paired.run_id = final_epoch_ends.run_id
+    left join attributes on paired.run_id = attributes.run_id
 )
 
 select * from final

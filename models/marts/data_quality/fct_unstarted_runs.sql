@@ -9,7 +9,8 @@ runs as (
 ),
 
 events as (
-    select * from {{ ref('fct_events') }}
+    select * from {{ ref('int_event_occurrences') }}
+    where occurrence = 1
 ),
 
 misspelt_starts as (

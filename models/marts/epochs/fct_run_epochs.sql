@@ -7,8 +7,10 @@ markers as (
 ),
 
 events as (
-    select * from {{ ref('fct_events') }}
+    select * from {{ ref('int_event_occurrences') }}
+    where occurrence = 1
 ),
+
 
 intervals as (
     select * from {{ ref('fct_run_intervals') }}
@@ -54,21 +56,26 @@ bounded as (
 
 downtimes as (
     -- the intervals inside an epoch run from its opening marker to the one before its epoch_end
+    -- (they carry the run's collection and task)
     select
         bounded.run_id,
         bounded.epoch_index,
+        intervals.collection,
+        intervals.task,
         sum(case when intervals.is_downtime then intervals.seconds else 0 end) as downtime_seconds
     from bounded
     inner join intervals
         on bounded.run_id = intervals.run_id
         and bounded.from_marker_index <= intervals.interval_index
         and bounded.to_marker_index > intervals.interval_index
-    group by bounded.run_id, bounded.epoch_index
+    group by bounded.run_id, bounded.epoch_index, intervals.collection, intervals.task
 ),
 
 final as (
     select
         bounded.run_id,
+        downtimes.collection,
+        downtimes.task,
         cast(bounded.epoch_index as {{ dbt.type_bigint() }}) as epoch_index,
         bounded.logged_epoch,
         bounded.started_at,

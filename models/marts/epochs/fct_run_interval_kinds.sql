@@ -10,6 +10,8 @@ typed as (
     -- a marker's label is its event type, except a checkpoint's (`step_<n>`, def_markers)
     select
         run_id,
+        collection,
+        task,
         interval_index,
         label,
         seconds,
@@ -26,6 +28,8 @@ typed as (
 final as (
     select
         run_id,
+        collection,
+        task,
         interval_index,
         label,
         from_event_type,
