@@ -120,7 +120,7 @@ def test_many_positions_are_summarised_and_aligned_by_label(shapes_build, shape_
     with duckdb.connect(str(shapes_build[1]), read_only=True) as connection:
         labels = {
             collection: {label for (label,) in connection.execute(
-                "select distinct label from fct_run_intervals join fct_runs using (run_id)"
+                "select distinct label from fct_run_intervals"
                 " where collection = ? and is_pre_epoch", [collection]
             ).fetchall()}
             for collection in ("epochs-new", "epochs-old")
