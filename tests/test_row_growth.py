@@ -18,7 +18,6 @@ from pathlib import Path
 
 import duckdb
 import generate_sample as gen
-import pytest
 import yaml
 from pipeline import DATABASE, REFRESH, REPO, Project, project_copies, run_dbt
 from prebuilt import Prebuilds, prebuilt
@@ -54,9 +53,12 @@ def grown_history(builds: Prebuilds) -> dict:
     gen.write_scale_collections(raw)
     database = root / "db" / DATABASE
     with project_copies().checkout(Project()) as project:
-        result = run_dbt(project, raw, database, *REFRESH, "--write-json")  # the manifest, read below
+        # the manifest, read below, in a folder of this test's (a worker's session may write to a
+        # private target folder when another holds the copy's own)
+        artifacts = root / "target"
+        result = run_dbt(project, raw, database, *REFRESH, "--write-json", "--target-path", str(artifacts))
         assert result.returncode == 0, result.stdout[-6000:]
-        manifest = json.loads((project / "target" / "manifest.json").read_text(encoding="utf-8"))
+    manifest = json.loads((artifacts / "manifest.json").read_text(encoding="utf-8"))
     return {"raw": raw, "models": measured_models(manifest, database, raw)}
 
 
@@ -137,19 +139,18 @@ def test_stg_log_lines_makes_one_row_per_physical_line_and_one_per_file(grown_hi
 
 
 def test_every_model_keeps_within_its_multiples(grown_history):
+    """Every model but the known offenders keeps within its multiples; a known offender is still
+    over them (so the check can fail): once it is fixed, this fails until its entry under `known`
+    is removed."""
     known = MULTIPLES.get("known") or {}
     found = []
     for model, figures in sorted(grown_history["models"].items()):
+        over = over_multiples(model, figures)
         if model not in known:
-            found += over_multiples(model, figures)
+            found += over
+        elif not over:
+            found.append(f"{model} keeps within its multiples: remove it from known")
     assert not found, "\n".join(found)
-
-
-@pytest.mark.parametrize("model", sorted(MULTIPLES.get("known") or {}))
-def test_a_known_offender_is_still_over_its_multiples(grown_history, model):
-    """The check finds the model the YAML names as over (so the check can fail); once the model
-    is fixed, this fails until the entry under `known` is removed."""
-    assert over_multiples(model, grown_history["models"][model]), f"{model} keeps within: remove it from known"
 
 
 def test_a_model_of_runs_times_peers_is_over_its_multiples():

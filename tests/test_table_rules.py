@@ -68,9 +68,11 @@ def test_a_broken_table_fails_its_node_with_rows_naming_each_rule_and_column(fau
             "test_name:table_rules,fct_run_intervals",
             "test_name:table_rules,fct_run_interval_kinds",
             "--store-failures",
-            "--write-json",  # the manifest, read below
+            "--write-json",  # the manifest, read below, in this test's folder (a worker's session
+            "--target-path",  # may write to a private one when another holds the copy's own)
+            str(tmp_path / "target"),
         )
-        manifest = json.loads((project / "target" / "manifest.json").read_text(encoding="utf-8"))
+    manifest = json.loads((tmp_path / "target" / "manifest.json").read_text(encoding="utf-8"))
     assert result.returncode != 0, result.stdout[-3000:]
     stored = failing_rows(database, manifest)
     assert sorted(stored["fct_run_intervals"]) == sorted(
