@@ -48,10 +48,9 @@ def summary(report: dict) -> str:
             f"dbt's elapsed time {fmt(fixed.get('dbt_elapsed_seconds'), 2)} s, "
             f"{fmt(fixed.get('nodes'))} nodes"
         )
-    watch = report.get("watch_refresh")
-    if watch:
+    for watch in report.get("watch_refreshes") or []:
         text.append(
-            f"watch refresh ({watch['runs']} runs, one new file, median of {watch['repeats']}): "
+            f"watch refresh ({watch['runs']:,} runs, one new file, median of {watch['repeats']}): "
             f"{fmt(seconds_of(watch), 2)} s wall"
         )
     sample = report.get("make_sample")

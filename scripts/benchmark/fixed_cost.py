@@ -26,12 +26,14 @@ def command_environment(folder: Path, project: Path) -> dict[str, str]:
     return {**os.environ, "RUNLENS_PROJECT_DIR": str(project), "RUNLENS_CACHE_DIR": str(folder / "cache")}
 
 
-def generated(meter: Meter, folder: Path, runs: int, settings: LogSettings, result: dict) -> tuple[Path, Path | None]:
+def generated(
+    meter: Meter, folder: Path, runs: int, settings: LogSettings, result: dict, layout: str = "per-run"
+) -> tuple[Path, Path | None]:
     """A fresh folder with `runs` generated runs (raw/, with their collections file) and a copy of
     the project; the project is None (and result says why) when the generator failed."""
     fresh_folder(folder)
     raw = folder / "raw"
-    result["generate"] = meter.run(generate_command(runs, "per-run", raw, settings))
+    result["generate"] = meter.run(generate_command(runs, layout, raw, settings))
     if result["generate"]["returncode"] != 0:
         result["returncode"] = result["generate"]["returncode"]
         return raw, None

@@ -1,5 +1,6 @@
-"""A refresh inside `runlens watch`: the command runs over 3 generated runs (its first refresh
-parses the project and builds everything, not counted); then, --repeats times, one new run's file
+"""A refresh inside `runlens watch`: the command runs over generated runs (3, and 200,000 in the
+sharded layout, by default: bench.py --watch-runs; its first refresh parses the project and
+builds everything, not counted); then, --repeats times, one new run's file
 is written and the time until the watch's refresh line appears is measured, together with the
 refresh's own figure from that line (from noticing the change to the pages rendered). The watch
 looks at the folder every 0.1 s and waits for no settling, so the figures are the refresh's own:
@@ -19,12 +20,11 @@ from pathlib import Path
 import generate_sample
 from pipeline import RUNLENS
 
-from benchmark.datasets import LogSettings
+from benchmark.datasets import LogSettings, layout_for
 from benchmark.fixed_cost import command_environment, generated
 from benchmark.measure import Meter
 from benchmark.scratch import remove
 
-WATCH_RUNS = 3
 REFRESHED = re.compile(r"refreshed in (\d+(?:\.\d+)?) s")
 LINE_TIMEOUT_SECONDS = 600
 
@@ -44,11 +44,11 @@ def next_refresh(process: subprocess.Popen) -> str:
     raise TimeoutError(f"no refresh line from runlens watch in {LINE_TIMEOUT_SECONDS} s")
 
 
-def measure(meter: Meter, folder: Path, settings: LogSettings, repeats: int, keep: bool = False) -> dict:
-    """The refresh after one new file, `repeats` times (median wall s from writing the file to the
-    refresh line, and the refresh's own seconds)."""
-    result: dict = {"runs": WATCH_RUNS, "repeats": repeats, "refreshes": []}
-    raw, project = generated(meter, folder, WATCH_RUNS, settings, result)
+def measure(meter: Meter, folder: Path, settings: LogSettings, repeats: int, keep: bool = False, runs: int = 3) -> dict:
+    """Over `runs` generated runs, the refresh after one new file, `repeats` times (median wall s
+    from writing the file to the refresh line, and the refresh's own seconds)."""
+    result: dict = {"runs": runs, "layout": layout_for(runs), "repeats": repeats, "refreshes": []}
+    raw, project = generated(meter, folder, runs, settings, result, layout_for(runs))
     if project is None:
         return result
     command = [str(RUNLENS), "watch", "--logs", str(raw), "--db", str(folder / "watch.duckdb")]
@@ -69,7 +69,7 @@ def measure(meter: Meter, folder: Path, settings: LogSettings, repeats: int, kee
         for repeat in range(repeats):
             written = time.perf_counter()
             generate_sample.write_scale(
-                raw, settings.seed, WATCH_RUNS + repeat, 1, "per-run", settings.shard_runs, settings.fault_rate
+                raw, settings.seed, runs + repeat, 1, "per-run", settings.shard_runs, settings.fault_rate
             )
             line = next_refresh(process)
             seconds = round(time.perf_counter() - written, 3)
