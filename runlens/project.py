@@ -3,7 +3,7 @@
 An installed runlens carries the dbt project inside the package (`runlens/project/`: the wheel's
 force-include in pyproject.toml); a source checkout (an editable install, the tests) has it at the
 repository root, beside the package. `RUNLENS_PROJECT_DIR` names another copy of the project to
-run instead (one with its own seeds/collections.csv, say). dbt writes its parse state, compiled SQL and log (target/,
+run instead (one with its own models, say). dbt writes its parse state, compiled SQL and log (target/,
 logs/) into a cache folder of the user's, never into the package (site-packages may be read-only,
 and is shared by every user of it): `$RUNLENS_CACHE_DIR`, else `$XDG_CACHE_HOME/runlens`, else
 `~/.cache/runlens`, one folder per project location and version.

@@ -1,7 +1,7 @@
 """The same models on PostgreSQL and Spark give the same marts as on DuckDB (issue 6).
 
 One raw folder holds the bundled sample (sample/) and the faulty fixture (faulty/), with a
-collections seed that is both of theirs. The real project is built over it on DuckDB (the
+collections file that is both of theirs. The real project is built over it on DuckDB (the
 reference), on PostgreSQL and on Spark; on each engine every dbt test (data and unit) must pass,
 and every mart of the other engines must equal DuckDB's row by row (scripts/engines/parity.py:
 floats to a relative 1e-9, timestamps in UTC). The three builds are declared `@prebuilt()`: they

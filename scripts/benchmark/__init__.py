@@ -1,7 +1,7 @@
 """The benchmark behind scripts/bench.py, one job a module.
 
 datasets          the logs of each size (scripts/generate_sample.py), the appends and new runs of the
-                  refreshes, the collections seed, files and lines counted
+                  refreshes, files and lines counted
 measure           the Meter: wall time and peak memory of a process, dbt run in a copied project, and
                   where the time of one dbt invocation goes (target/run_results.json)
 agreement         a baseline's per-run figures and collection rollup against the marts

@@ -1,8 +1,8 @@
 """The logs a benchmark size reads: generated with scripts/generate_sample.py's scale mode, shaped
 like a real history (its ScaleShape: 24 tasks a collection, a few percent of runs that stopped
-part-way, a few percent of runs of many epochs), then changed for the refreshes (1% new runs;
-events appended to 1% of the runs); the collections seed that names baselines; and the files and
-lines counted, on disk and in the marts."""
+part-way, a few percent of runs of many epochs), with the collections file that names baselines,
+then changed for the refreshes (1% new runs; events appended to 1% of the runs); and the files
+and lines counted, on disk and in the marts."""
 
 from __future__ import annotations
 

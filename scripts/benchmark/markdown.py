@@ -352,6 +352,8 @@ def _engines(report: dict) -> list[str]:
             f"| {row['engine']} | {row['dataset']} | {fmt(row.get('load_seconds'))} | {fmt(row.get('seconds'))} | "
             f"{fmt(row.get('peak_rss_mb'), 0)} | {verdict} |"
         )
+    if report.get("engines_status"):  # what happened to the engines step, said by whoever re-rendered
+        lines += ["", report["engines_status"]]
     return [*lines, ""]
 
 
@@ -361,14 +363,16 @@ def _method(report: dict) -> list[str]:
     return [
         "## Method",
         "",
-        "- Logs: `scripts/generate_sample.py --runs N` (scale mode): 4 collections x 6 tasks, ~10 lines a run "
-        "(run_start, 7 checkpoints, epoch_end, run_end; 25% of the ended runs also a profile; 2% resumed, "
-        "1.5% failed, 1.5% without run_end, half of those profiled), 4 timestamp styles, and a fraction "
+        "- Logs: `scripts/generate_sample.py --runs N` (scale mode, shaped like a real history: its defaults "
+        "`--tasks 24 --incomplete-rate 0.03 --many-epochs-rate 0.04 --epochs 20`): 4 collections x 24 tasks, "
+        "~12 lines a run (run_start, checkpoints, epoch ends, run_end; some also a profile, a resume after a "
+        "crash or a failure), 3% of runs stopped part-way at a random marker, 4% of runs of 20 epochs, "
+        "4 timestamp styles, and a fraction "
         f"{config['fault_rate']} of extra faulty lines (truncated JSON, invalid UTF-8, exact duplicates). "
         f"One file per run below {sharded_from:,} runs (every 50th gzipped); from {sharded_from:,} on, shard files "
         f"of {config['shard_runs']:,} runs, every third gzipped. Seed {config['seed']}.",
-        "- dbt: the real project copied to a scratch folder (tests/pipeline.py) with a collections seed that "
-        "names baselines (so the comparison marts have work). `dbt parse` runs once first, so every timed "
+        "- dbt: the real project copied to a scratch folder (tests/pipeline.py), the raw folder's collections "
+        "file naming baselines (so the comparison marts have work). `dbt parse` runs once first, so every timed "
         "invocation starts with a warm partial parse, as in a user's project folder. The full build is "
         "what scripts/build.py runs, `dbt build --exclude-resource-type unit_test` (seed, models, data tests; "
         "the unit tests, whose inputs are fixed, run in `make test`). The fixed cost is that build over 3 "

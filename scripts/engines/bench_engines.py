@@ -21,6 +21,7 @@ from build import REFRESH as DBT_BUILD
 from engines.connections import postgres_connection, postgres_settings
 from engines.parity import compare, load_marts, read_duckdb, read_postgres, read_spark
 from engines.raw_loader import load
+from runlens.raw_logs.folder_metadata import collections_vars
 
 ENGINES = ("postgres", "spark")
 
@@ -56,6 +57,8 @@ def _postgres(meter, project: Path, raw: Path, reference: Path, label: str) -> d
         *DBT_BUILD,
         "--target",
         "postgres",
+        "--vars",  # the folder's collections file, which DuckDB's plugin reads itself
+        collections_vars(raw),
         env={"RUNLENS_PG_SCHEMA": schema},
     )
     figures["load_seconds"] = load_seconds
@@ -76,6 +79,8 @@ def _spark(meter, project: Path, raw: Path, reference: Path, label: str) -> dict
         *DBT_BUILD,
         "--target",
         "spark",
+        "--vars",  # the folder's collections file, which DuckDB's plugin reads itself
+        collections_vars(raw),
         env=environment,
     )
     if figures["returncode"] == 0:
