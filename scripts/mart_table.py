@@ -29,6 +29,7 @@ FOLDERS = {
     "comparison": "Comparisons with a baseline (`models/marts/comparison/`)",
     "epochs": "Epochs and time by kind of interval (`models/marts/epochs/`)",
     "live": "Live sweeps, span and GPU-hours (`models/marts/live/`)",
+    "ranks": "Runs with several ranks: arrival spread, waiting, straggling ranks (`models/marts/ranks/`)",
     "data_quality": "Data quality of each collection (`models/marts/data_quality/`)",
 }
 

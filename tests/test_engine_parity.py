@@ -1,12 +1,12 @@
 """The same models on PostgreSQL and Spark give the same marts as on DuckDB (issue 6).
 
-One raw folder holds the bundled sample (sample/) and the faulty fixture (faulty/), with a
-collections file that is both of theirs. The real project is built over it on DuckDB (the
-reference), on PostgreSQL and on Spark; on each engine every dbt test (data and unit) must pass,
-and every mart of the other engines must equal DuckDB's row by row (scripts/engines/parity.py:
-floats to a relative 1e-9, timestamps in UTC). The three builds are declared `@prebuilt()`: they
-start in the background when the session starts. The PostgreSQL loader's incremental bookkeeping is
-tested on its own.
+One raw folder holds the bundled sample (sample/), the faulty fixture (faulty/) and the generated
+runs with ranks (ranks/, tests/ranks_fixture.py), with a collections file that is all of theirs.
+The real project is built over it on DuckDB (the reference), on PostgreSQL and on Spark; on each
+engine every dbt test (data and unit) must pass, and every mart of the other engines must equal
+DuckDB's row by row (scripts/engines/parity.py: floats to a relative 1e-9, timestamps in UTC). The
+three builds are declared `@prebuilt()`: they start in the background when the session starts. The
+PostgreSQL loader's incremental bookkeeping is tested on its own.
 
 The engines are an optional extra. Without a reachable server or pyspark these tests skip, saying
 why; .ci/run starts PostgreSQL and sets RUNLENS_REQUIRE_ENGINES=1, which turns a skip into a
@@ -33,8 +33,9 @@ from runlens.raw_logs.folder_metadata import COLLECTIONS_FILE, collections_vars
 
 FAULTY = REPO / "tests" / "fixtures" / "faulty"
 SAMPLE = REPO / "data" / "sample"
-DATASETS = {"sample": SAMPLE, "faulty": FAULTY}
-DESCRIBED = "the sample and the faulty fixture"
+RANKS = REPO / "tests" / "logs" / "ranks"
+DATASETS = {"sample": SAMPLE, "faulty": FAULTY, "ranks": RANKS}
+DESCRIBED = "the sample, the faulty fixture and the runs with ranks"
 MARTS = load_marts()
 REQUIRED = os.environ.get("RUNLENS_REQUIRE_ENGINES") == "1"
 SCHEMA = "runlens_parity"

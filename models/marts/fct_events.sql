@@ -24,6 +24,8 @@ final as (
         occurrences.event_at,
         occurrences.step,
         occurrences.epoch,
+        occurrences.rank,
+        occurrences.world_size,
         occurrences.config,
         occurrences.run_end_status,
         occurrences.profile_wall_seconds,

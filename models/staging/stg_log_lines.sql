@@ -11,7 +11,8 @@
 -- (int_event_occurrences).
 {%- set event_fields = [
     'run_id', 'event', 'ts', 'step', 'epoch', 'collection', 'task', 'config', 'status', 'wall_seconds',
-    'sections', 'final', 'source_format', 'source_path', 'is_approximate', 'approximation', 'resources'
+    'sections', 'final', 'source_format', 'source_path', 'is_approximate', 'approximation', 'resources',
+    'rank', 'world_size', 'collective_sections'
 ] %}
 with
 
@@ -85,7 +86,13 @@ fields as {{ runlens.materialized_cte() }} (
         {{ runlens.json_kind('doc', 'is_approximate') }} as is_approximate_kind,
         {{ runlens.json_text('doc', 'is_approximate') }} as is_approximate_text,
         {{ runlens.json_kind('doc', 'approximation') }} as approximation_kind,
-        {{ runlens.json_text('doc', 'approximation') }} as approximation
+        {{ runlens.json_text('doc', 'approximation') }} as approximation,
+        {{ runlens.json_kind('doc', 'rank') }} as rank_kind,
+        {{ runlens.json_text('doc', 'rank') }} as rank_text,
+        {{ runlens.json_kind('doc', 'world_size') }} as world_size_kind,
+        {{ runlens.json_text('doc', 'world_size') }} as world_size_text,
+        {{ runlens.json_kind('doc', 'collective_sections') }} as collective_sections_kind,
+        {{ runlens.json_value('doc', 'collective_sections') }} as collective_sections
     from parsed
 ),
 
@@ -96,6 +103,8 @@ typed as {{ runlens.materialized_cte() }} (
         {{ runlens.utc_timestamp('ts_kind', 'ts_text') }} as event_at,
         case when step_kind = 'integer' then {{ runlens.try_to_bigint('step_text') }} end as step,
         case when epoch_kind = 'integer' then {{ runlens.try_to_bigint('epoch_text') }} end as epoch,
+        case when rank_kind = 'integer' then {{ runlens.try_to_bigint('rank_text') }} end as rank,
+        case when world_size_kind = 'integer' then {{ runlens.try_to_bigint('world_size_text') }} end as world_size,
         case
             when wall_seconds_kind in ('integer', 'number') then {{ runlens.try_to_double('wall_seconds_text') }}
         end as profile_wall_seconds
@@ -120,6 +129,12 @@ classified as {{ runlens.materialized_cte() }} (
                         when not {{ runlens.is_sensible_event_name('typed.event_type') }} then 'unknown_event'
                         when {{ runlens.resembled_event_type('typed.event_type') }} is not null then 'unknown_event'
                     end
+            -- rank and world_size are optional; when given they must say which process wrote the line
+            when
+                (coalesce(typed.rank_kind, 'null') != 'null' and coalesce(typed.rank, -1) < 0)
+                or (coalesce(typed.world_size_kind, 'null') != 'null' and coalesce(typed.world_size, 0) < 1)
+                or typed.rank >= typed.world_size
+                then 'bad_rank'
             when typed.event_type = 'checkpoint' and typed.step is null then 'missing_step'
             when
                 typed.event_type = 'run_start'
@@ -179,6 +194,8 @@ event_lines as (
         case when reject_reason is null then event_at end as event_at,
         case when reject_reason is null then step end as step,
         case when reject_reason is null then epoch end as epoch,
+        case when reject_reason is null then rank end as rank,
+        case when reject_reason is null then world_size end as world_size,
         case when reject_reason is null and event_type = 'run_start' then collection end as collection,
         case when reject_reason is null and event_type = 'run_start' then task end as task,
         case
@@ -199,6 +216,10 @@ event_lines as (
             when reject_reason is null and event_type = 'profile'
                 then not coalesce(final_kind = 'boolean' and final_text = 'false', false)
         end as profile_is_final,
+        case
+            when reject_reason is null and event_type = 'profile' and collective_sections_kind = 'array'
+                then collective_sections
+        end as profile_collective_sections,
         case when reject_reason is null and source_format_kind = 'string' then source_format end as source_format,
         case when reject_reason is null and source_path_kind = 'string' then source_path end as source_path,
         reject_reason is null and is_approximate_kind = 'boolean' and is_approximate_text = 'true' as is_approximate,
@@ -231,6 +252,8 @@ final as (
         event_at,
         step,
         epoch,
+        rank,
+        world_size,
         collection,
         task,
         config,
@@ -239,6 +262,7 @@ final as (
         profile_wall_seconds,
         profile_sections,
         profile_is_final,
+        profile_collective_sections,
         source_format,
         source_path,
         is_approximate,

@@ -19,7 +19,7 @@ from matplotlib import pyplot  # noqa: E402  (the backend must be chosen first)
 from matplotlib.ticker import FuncFormatter, MaxNLocator  # noqa: E402
 
 from runlens.report import units  # noqa: E402
-from runlens.report.data import EpochPosition, PositionComparison, TaskRuntime  # noqa: E402
+from runlens.report.data import EpochPosition, PositionComparison, RankArrival, TaskRuntime  # noqa: E402
 
 LABEL_CHARACTERS = 40
 # tasks drawn as lines in the epoch chart (the slowest by mean epoch first); the others are named
@@ -83,6 +83,22 @@ def mean_wall_by_task_png(tasks: list[TaskRuntime]) -> bytes:
             axes.annotate(text, (value, position), xytext=(3, 0), textcoords="offset points", va="center")
         axes.set_xlim(0, max(values) * 1.18 if values and max(values) > 0 else 1)
         duration_axis(axes.xaxis, unit)
+        return finished_png(figure, axes)
+
+
+def arrival_spread_png(arrivals: list[RankArrival]) -> bytes:
+    """Bars of one run's arrival spread (first to last rank) at each checkpoint and epoch end, in
+    marker order, in the unit of the largest spread."""
+    unit, per_unit = scale_for([arrival.arrival_spread_seconds for arrival in arrivals])
+    with matplotlib.rc_context(STYLE):
+        figure, axes = pyplot.subplots(figsize=(7.5, 2.8), dpi=100)
+        positions = range(1, len(arrivals) + 1)
+        axes.bar(positions, [arrival.arrival_spread_seconds / per_unit for arrival in arrivals], color="#C44E52")
+        axes.set_xlabel("checkpoint or epoch end (1 = the first), in marker order")
+        axes.set_ylabel(f"first to last rank ({UNIT_NAMES[unit]})")
+        axes.set_title(f"Arrival spread of the ranks of {short_label(arrivals[0].run_id)}")
+        axes.xaxis.set_major_locator(MaxNLocator(integer=True))
+        duration_axis(axes.yaxis, unit)
         return finished_png(figure, axes)
 
 

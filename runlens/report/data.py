@@ -24,6 +24,7 @@ SHOWN_STRAGGLERS = 5
 SHOWN_POSITIONS = 12
 SHOWN_TASKS = 25
 SHOWN_LIVE_RUNS = 20
+SHOWN_DISTRIBUTED_RUNS = 10
 
 
 @dataclass(frozen=True)
@@ -234,6 +235,53 @@ class Straggler:
     is_worst_interval_downtime: bool
     is_slow_overall: bool
     has_outlier_interval: bool
+
+
+@dataclass(frozen=True)
+class DistributedRun:
+    run_id: str
+    task: str | None
+    world_size: int
+    wall_seconds: float | None
+    lost_to_slowest_seconds: float
+    lost_share: float | None
+    lost_basis: str
+    straggling_rank: int | None
+    straggling_rank_times: int
+    straggler_points: int
+    stopped_ranks: int
+    first_stopped_rank: int | None
+    first_stopped_rank_last_marker: str | None
+    first_stopped_rank_status: str | None
+
+
+@dataclass(frozen=True)
+class RankWaiting:
+    distributed_runs: int
+    runs_with_straggling_rank: int
+    runs_with_stopped_ranks: int
+    wall_seconds: float | None
+    lost_to_slowest_seconds: float | None
+    lost_share: float | None
+
+
+@dataclass(frozen=True)
+class RankArrival:
+    run_id: str
+    marker_label: str
+    label_occurrence: int
+    arrival_spread_seconds: float
+    last_rank: int
+
+
+@dataclass(frozen=True)
+class StragglingRank:
+    run_id: str
+    collection: str
+    straggling_rank: int
+    world_size: int
+    lost_to_slowest_seconds: float
+    lost_share: float | None
 
 
 @dataclass(frozen=True)
@@ -472,6 +520,17 @@ class CollectionProfile:
     span: CollectionSpan | None = None
     task_gpu_hours: list[TaskGpuHours] = field(default_factory=list)
     segments: list[RunSegment] = field(default_factory=list)
+    distributed_runs: list[DistributedRun] = field(default_factory=list)
+    rank_waiting: RankWaiting | None = None
+    rank_arrivals: list[RankArrival] = field(default_factory=list)
+
+    @property
+    def shown_distributed_runs(self) -> list[DistributedRun]:
+        return first(self.distributed_runs, SHOWN_DISTRIBUTED_RUNS)
+
+    @property
+    def more_distributed_runs(self) -> int:
+        return beyond(self.distributed_runs, SHOWN_DISTRIBUTED_RUNS)
 
     @property
     def difference_split_possible(self) -> bool:
@@ -554,6 +613,7 @@ class IndexData:
     chains: list[list[ChainStep]]
     regressions: list[Regression]
     live: dict[str, LiveCollection]
+    straggling_ranks: list[StragglingRank] = field(default_factory=list)
 
 
 def fetch(connection: duckdb.DuckDBPyConnection, query: str, row_type: type[T], **params) -> list[T]:
@@ -605,6 +665,7 @@ def load_index(connection) -> IndexData:
         chains=load_version_chains(connection),
         regressions=fetch(connection, "regressions", Regression),
         live={entry.collection: entry for entry in fetch(connection, "live_collections", LiveCollection)},
+        straggling_ranks=fetch(connection, "straggling_ranks", StragglingRank),
     )
 
 
@@ -643,4 +704,7 @@ def load_profile(connection, collection: str) -> CollectionProfile:
         span=fetch_one(connection, "span", CollectionSpan, collection=collection),
         task_gpu_hours=fetch(connection, "task_gpu_hours", TaskGpuHours, collection=collection),
         segments=fetch(connection, "run_segments", RunSegment, collection=collection),
+        distributed_runs=fetch(connection, "distributed_runs", DistributedRun, collection=collection),
+        rank_waiting=fetch_one(connection, "rank_waiting", RankWaiting, collection=collection),
+        rank_arrivals=fetch(connection, "rank_arrivals", RankArrival, collection=collection),
     )

@@ -19,7 +19,12 @@ import jinja2
 from runlens.mart_catalog import mart_names
 from runlens.plural import noun
 from runlens.report import rules, tables, units
-from runlens.report.chart import epoch_duration_png, mean_wall_by_task_png, position_comparison_png
+from runlens.report.chart import (
+    arrival_spread_png,
+    epoch_duration_png,
+    mean_wall_by_task_png,
+    position_comparison_png,
+)
 from runlens.report.data import CollectionSummary, IndexData, load_index, load_profile
 from runlens.report.files import remove_stale_pages, remove_unwritten, safe_path, write_atomic
 from runlens.report.markdown import escape_code, escape_text, unique_slugs
@@ -33,9 +38,12 @@ CHART_NAME = "mean_wall_by_task.png"
 EPOCH_CHART_NAME = "epoch_durations.png"
 POSITION_CHART_NAME = "windows_against_baseline.png"
 TIMELINE_NAME = "timeline.png"
+ARRIVAL_CHART_NAME = "rank_arrival_spread.png"
 PAGE_NAME = "profile.md"
 # what a profile's folder holds: a folder of only these files is runlens's to remove
-PAGE_FILES = frozenset({PAGE_NAME, CHART_NAME, EPOCH_CHART_NAME, POSITION_CHART_NAME, TIMELINE_NAME})
+PAGE_FILES = frozenset(
+    {PAGE_NAME, CHART_NAME, EPOCH_CHART_NAME, POSITION_CHART_NAME, TIMELINE_NAME, ARRIVAL_CHART_NAME}
+)
 SAFE_URL = re.compile(r"^https?://[^\s()<>\[\]`|\"']+$")
 
 
@@ -107,7 +115,13 @@ def open_marts(db_path: Path) -> duckdb.DuckDBPyConnection:
 
 def charts(profile, findings, folder: Path) -> dict[str, str | None]:
     """Write the profile's charts beside it; the names of those it has (None for the others)."""
-    written: dict[str, str | None] = {"chart": None, "epoch_chart": None, "position_chart": None, "timeline": None}
+    written: dict[str, str | None] = {
+        "chart": None,
+        "epoch_chart": None,
+        "position_chart": None,
+        "timeline": None,
+        "arrival_chart": None,
+    }
     if profile.shown_tasks:
         write_atomic(folder / CHART_NAME, mean_wall_by_task_png(profile.shown_tasks))
         written["chart"] = CHART_NAME
@@ -122,6 +136,9 @@ def charts(profile, findings, folder: Path) -> dict[str, str | None]:
         as_of = profile.live.as_of_at if profile.live is not None and profile.live.is_live else None
         write_atomic(folder / TIMELINE_NAME, timeline_png(profile.segments, as_of))
         written["timeline"] = TIMELINE_NAME
+    if any(arrival.arrival_spread_seconds > 0 for arrival in profile.rank_arrivals):
+        write_atomic(folder / ARRIVAL_CHART_NAME, arrival_spread_png(profile.rank_arrivals))
+        written["arrival_chart"] = ARRIVAL_CHART_NAME
     return written
 
 
@@ -153,6 +170,7 @@ def render_index(env, index: IndexData, db_path: Path, slugs: dict[str, str], ou
             "regressions": tables.regressions_table(index),
             "live": tables.live_collections_table(index, hrefs, titles),
             "unstarted": tables.unstarted_table(index),
+            "straggling_ranks": tables.straggling_ranks_table(index, hrefs),
             "reject_reasons": tables.reject_reasons_table(index.reject_reasons),
         },
     )

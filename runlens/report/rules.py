@@ -68,6 +68,7 @@ class Findings:
     final_epoch_end_tail: Finding | None = None
     coinciding_markers: Finding | None = None
     gpu_hours: Finding | None = None
+    ranks: Finding | None = None
     named_tasks: int = 0
 
 
@@ -150,6 +151,22 @@ def stragglers(profile: CollectionProfile) -> Finding | None:
     if summary.stragglers == 0:
         return Finding("none_flagged")
     return Finding("flagged")
+
+
+def ranks(profile: CollectionProfile) -> Finding | None:
+    """What the runs with several ranks lost to their slowest rank: the worst run with a straggling
+    rank when there is one, else the share alone; a rank that stopped early is named either way."""
+    waiting = profile.rank_waiting
+    if waiting is None or not profile.distributed_runs:
+        return None
+    straggling = [run for run in profile.distributed_runs if run.straggling_rank is not None]
+    stopped = [run for run in profile.distributed_runs if run.stopped_ranks]
+    figures = {
+        "waiting": waiting,
+        "worst": straggling[0] if straggling else None,
+        "stopped": stopped[0] if stopped else None,
+    }
+    return Finding("straggling_rank" if straggling else "no_straggling_rank", figures)
 
 
 def coarse_split(profile: CollectionProfile) -> Finding | None:
@@ -336,6 +353,7 @@ def evaluate(profile: CollectionProfile) -> Findings:
         final_epoch_end_tail=final_epoch_end_tail(profile),
         coinciding_markers=coinciding_markers(profile),
         gpu_hours=gpu_hours(profile),
+        ranks=ranks(profile),
         named_tasks=named_tasks(profile),
     )
     return replace(found, not_shown=not_shown(profile, found))

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from runlens.report import units
 from runlens.report.data import CollectionProfile, IndexData
 from runlens.report.markdown import escape_code, escape_text
-from runlens.report.words import KIND_WORDS, PART_WORDS, SOURCE_WORDS, peer_words, time
+from runlens.report.words import KIND_WORDS, PART_WORDS, RANK_BASIS_WORDS, SOURCE_WORDS, peer_words, time
 
 
 @dataclass(frozen=True)
@@ -308,6 +308,43 @@ def stragglers_table(profile: CollectionProfile) -> Table:
     )
 
 
+def distributed_runs_table(profile: CollectionProfile) -> Table:
+    runs = profile.shown_distributed_runs
+    walls, lost = units.duration_columns(
+        [run.wall_seconds for run in runs], [run.lost_to_slowest_seconds for run in runs]
+    )
+
+    def straggling(run) -> str:
+        if run.straggling_rank is None:
+            return "none"
+        points = "markers" if run.lost_basis == "arrival" else "profiles"
+        what = "last" if run.lost_basis == "arrival" else "busiest"
+        return f"rank {run.straggling_rank} ({what} at {run.straggling_rank_times} of {run.straggler_points} {points})"
+
+    def stopped(run) -> str:
+        if not run.stopped_ranks:
+            return "none"
+        if run.first_stopped_rank_status is not None:  # its last marker is its run_end: it failed
+            first = f"rank {run.first_stopped_rank}: {escape_code(run.first_stopped_rank_status, table=True)}"
+        else:
+            first = f"rank {run.first_stopped_rank} after {escape_code(run.first_stopped_rank_last_marker, table=True)}"
+        return first if run.stopped_ranks == 1 else f"{run.stopped_ranks}, first {first}"
+
+    return table(
+        [
+            ("run", False, codes(run.run_id for run in runs)),
+            ("task", False, texts(run.task for run in runs)),
+            ("ranks", True, counts(run.world_size for run in runs)),
+            ("wall", True, walls),
+            ("lost to the slowest rank", True, lost),
+            ("share of wall", True, units.percent_column([run.lost_share for run in runs])),
+            ("measured by", False, [RANK_BASIS_WORDS[run.lost_basis] for run in runs]),
+            ("straggling rank", False, [straggling(run) for run in runs]),
+            ("stopped early", False, [stopped(run) for run in runs]),
+        ]
+    )
+
+
 def gpu_table(profile: CollectionProfile) -> Table:
     tasks = profile.task_gpu_hours
     return table(
@@ -337,6 +374,7 @@ def profile_tables(profile: CollectionProfile) -> dict[str, Table]:
         config=config_table(profile),
         task_epochs=task_epochs_table(profile),
         stragglers=stragglers_table(profile),
+        distributed_runs=distributed_runs_table(profile),
         gpus=gpu_table(profile),
     )
     return tables
@@ -400,6 +438,20 @@ def live_collections_table(index: IndexData, hrefs: dict[str, str], titles: dict
             ("abandoned", True, counts(entry.runs_abandoned for entry in entries)),
             ("last running run likely finishes", False, [likely(entry) for entry in entries]),
             ("range", False, [finish_range(entry) for entry in entries]),
+        ]
+    )
+
+
+def straggling_ranks_table(index: IndexData, hrefs: dict[str, str]) -> Table:
+    runs = index.straggling_ranks
+    return table(
+        [
+            ("run", False, codes(run.run_id for run in runs)),
+            ("collection", False, [f"[{escape_text(run.collection)}]({hrefs[run.collection]})" for run in runs]),
+            ("straggling rank", True, counts(run.straggling_rank for run in runs)),
+            ("ranks", True, counts(run.world_size for run in runs)),
+            ("lost to the slowest rank", True, units.duration_column([run.lost_to_slowest_seconds for run in runs])),
+            ("share of wall", True, units.percent_column([run.lost_share for run in runs])),
         ]
     )
 

@@ -11,6 +11,11 @@ SOURCE_WORDS = {
     "profiler": "the in-process profiler",
     "mixed": "a mix of the event log and the profiler",
 }
+# how a run's time lost to its slowest rank was measured (def_ranks, lost_basis)
+RANK_BASIS_WORDS = {
+    "arrival": "arrival at the markers",
+    "busy_time": "the ranks' busy time",
+}
 # what each kind of interval usually holds (def_interval_kinds in models/marts/epochs/_epochs__docs.md)
 KIND_WORDS = {
     "run_start -> checkpoint": "start-up and the first stretch of training (or training resumed after a restart)",

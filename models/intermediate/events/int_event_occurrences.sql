@@ -1,17 +1,19 @@
 -- depends_on: {{ ref('int_run_versions') }}
 -- Every valid line of a runlens event type (other events stay out) with its occurrence number
--- among exact duplicates: lines with the same run_id, event, ts (as UTC), step and epoch are one
--- event; the first by file path and line number is occurrence 1, the accepted one
--- (input_contract.md, "Where every line ends up").
+-- among exact duplicates: lines with the same run_id, rank, event, ts (as UTC), step and epoch are
+-- one event; the first by file path and line number is occurrence 1, the accepted one
+-- (input_contract.md, "Where every line ends up"). A line without a rank is rank 0's ("Ranks"):
+-- the same marker from two ranks is two events.
 -- Almost every event has one line, so the events with copies are found first (a hash
 -- aggregate that keeps only them: few rows), the lines are matched against those few, and only
 -- their lines are numbered by a window (a sort).
 -- Incremental by run (macros/run_versions.sql). Grain: one row per valid line.
-{%- set event_key = ['run_id', 'event_type', 'event_at', 'step', 'epoch'] %}
+{%- set event_key = ['run_id', 'rank', 'event_type', 'event_at', 'step', 'epoch'] %}
 {%- set line_columns = [
-    'event_id', 'file_path', 'line_number', 'run_id', 'event_type', 'event_at', 'step', 'epoch', 'collection',
-    'task', 'config', 'resources', 'run_end_status', 'profile_wall_seconds', 'profile_sections', 'profile_is_final',
-    'source_format', 'source_path', 'is_approximate', 'approximation'
+    'event_id', 'file_path', 'line_number', 'run_id', 'rank', 'world_size', 'event_type', 'event_at', 'step',
+    'epoch', 'collection', 'task', 'config', 'resources', 'run_end_status', 'profile_wall_seconds',
+    'profile_sections', 'profile_is_final', 'profile_collective_sections', 'source_format', 'source_path',
+    'is_approximate', 'approximation'
 ] %}
 with
 
@@ -21,6 +23,8 @@ valid_lines as (
         file_path,
         line_number,
         run_id,
+        coalesce(rank, 0) as rank,
+        world_size,
         event_type,
         event_at,
         step,
@@ -33,6 +37,7 @@ valid_lines as (
         profile_wall_seconds,
         profile_sections,
         profile_is_final,
+        profile_collective_sections,
         source_format,
         source_path,
         is_approximate,
@@ -57,6 +62,7 @@ counted as (
     from valid_lines
     left join copied_events
         on valid_lines.run_id = copied_events.run_id
+        and valid_lines.rank = copied_events.rank
         and valid_lines.event_type = copied_events.event_type
         and valid_lines.event_at = copied_events.event_at
         and valid_lines.step is not distinct from copied_events.step

@@ -1,9 +1,11 @@
 -- depends_on: {{ ref('int_run_versions') }}
--- The markers of each run in order (definition: def_markers in models/marts/_marts__docs.md).
--- Grain: one row per kept marker event; marker_index numbers them from 1 within the run.
--- One sort: each marker's position comes with the number of run_ends up to it, from which the
--- index among the kept markers follows (the markers dropped before a kept one are those before
--- the first run_start and the superseded run_ends after it).
+-- The markers of each run in order (definitions: def_markers, def_ranks in
+-- models/marts/_marts__docs.md). Grain: one row per kept marker; marker_index numbers them from 1
+-- within the run. Each rank's markers are kept first (macros/markers/rank_markers.sql); a run
+-- whose lines come from one rank (almost every run) has those as its markers. A run with several
+-- ranks has one marker per label and occurrence that any rank reached: the first rank's
+-- run_start, and for every other marker the moment its last rank reached it (the run is there
+-- when all its ranks are); a run_end is kept only when no rank went on past it.
 with
 
 events as (
@@ -14,90 +16,125 @@ events as (
         and {{ runlens.is_run_to_compute('run_id') }}
 ),
 
-ordered as (
+{{ runlens.rank_marker_ctes('events') }},
+
+runs_with_ranks as (
+    {{ runlens.runs_with_ranks_query('rank_final_ends') }}
+),
+
+single_rank_markers as (
     select
-        event_id,
+        rank_kept.run_id,
+        rank_kept.rank_marker_index as marker_index,
+        rank_kept.event_id,
+        rank_kept.event_type,
+        rank_kept.marker_label,
+        rank_kept.event_at,
+        rank_kept.step,
+        rank_kept.run_end_status,
+        rank_kept.is_approximate,
+        rank_kept.approximation,
+        rank_kept.rank,
+        cast(1 as {{ dbt.type_bigint() }}) as ranks_reached,
+        rank_kept.event_at as first_arrival_at
+    from rank_kept
+    left join runs_with_ranks on rank_kept.run_id = runs_with_ranks.run_id
+    where runs_with_ranks.run_id is null
+),
+
+rank_arrivals as (
+    -- the markers of runs with ranks, matched across ranks by label and occurrence
+    select
+        rank_kept.*,
+        row_number() over (
+            partition by rank_kept.run_id, rank_kept.rank, rank_kept.marker_label
+            order by rank_kept.rank_marker_index
+        ) as label_occurrence
+    from rank_kept
+    inner join runs_with_ranks on rank_kept.run_id = runs_with_ranks.run_id
+),
+
+arrival_orders as (
+    select
+        rank_arrivals.*,
+        row_number() over same_marker as arrival_order,
+        count(*)
+            over (partition by rank_arrivals.run_id, rank_arrivals.marker_label, rank_arrivals.label_occurrence)
+            as ranks_reached,
+        min(rank_arrivals.event_at)
+            over (partition by rank_arrivals.run_id, rank_arrivals.marker_label, rank_arrivals.label_occurrence)
+            as first_arrival_at
+    from rank_arrivals
+    window same_marker as (partition by run_id, marker_label, label_occurrence order by event_at, rank)
+),
+
+folded as (
+    -- a run_start is where its first rank started; any other marker is where its last rank arrived
+    select *
+    from arrival_orders
+    where arrival_order = case when event_type = 'run_start' then 1 else ranks_reached end
+),
+
+last_progress as (
+    select
         run_id,
+        max(event_at) filter (where event_type != 'run_end') as last_progress_at
+    from folded
+    group by run_id
+),
+
+rank_run_markers as (
+    select
+        folded.*,
+        row_number() over (
+            partition by folded.run_id
+            order by
+                folded.event_at,
+                {{ runlens.marker_type_order('folded.event_type') }},
+                folded.step nulls first,
+                folded.file_path,
+                folded.line_number
+        ) as marker_index
+    from folded
+    inner join last_progress on folded.run_id = last_progress.run_id
+    -- a run_end before another rank's later marker does not end the run
+    where folded.event_type != 'run_end' or folded.event_at >= last_progress.last_progress_at
+),
+
+final as (
+    select
+        run_id,
+        cast(marker_index as {{ dbt.type_bigint() }}) as marker_index,
+        event_id,
         event_type,
+        marker_label,
         event_at,
         step,
         run_end_status,
         is_approximate,
         approximation,
-        row_number() over marker_order as marker_position,
-        sum(case when event_type = 'run_end' then 1 else 0 end) over marker_order as run_ends_so_far
-    from events
-    -- the order is total (event ids are unique), so the default frame ends at the current row;
-    -- a named window is not extended with a frame here because Spark cannot
-    window marker_order as (
-        partition by run_id
-        order by
-            event_at,
-            case event_type
-                when 'run_start' then 1
-                when 'checkpoint' then 2
-                when 'epoch_end' then 3
-                when 'run_end' then 4
-            end,
-            step nulls first,
-            file_path,
-            line_number
-    )
-),
-
-run_bounds as (
-    -- the first run_start opens the run; the final run_end closes it unless a later
-    -- run_start supersedes it (the run was resumed after it)
-    select
-        run_id,
-        min(marker_position) filter (where event_type = 'run_start') as first_start_position,
-        max(marker_position) filter (where event_type = 'run_start') as last_start_position,
-        max(marker_position) filter (where event_type = 'run_end') as last_end_position,
-        -- run_ends_so_far only grows: its least value on a run_start is its value on the first
-        min(run_ends_so_far) filter (where event_type = 'run_start') as run_ends_before_start
-    from ordered
-    group by run_id
-),
-
-final_ends as (
-    select
-        run_id,
-        first_start_position,
-        run_ends_before_start,
-        case when last_end_position > last_start_position then last_end_position end as final_end_position
-    from run_bounds
-    where first_start_position is not null
-),
-
-kept as (
-    select
-        ordered.*,
-        -- kept so far, less the superseded run_ends since the first run_start
-        ordered.marker_position - final_ends.first_start_position + 1
-        - (ordered.run_ends_so_far - final_ends.run_ends_before_start)
-        + case when ordered.marker_position = final_ends.final_end_position then 1 else 0 end as marker_index
-    from ordered
-    inner join final_ends on ordered.run_id = final_ends.run_id
-    where
-        ordered.marker_position >= final_ends.first_start_position
-        and ordered.marker_position <= coalesce(final_ends.final_end_position, ordered.marker_position)
-        and (ordered.event_type != 'run_end' or ordered.marker_position = final_ends.final_end_position)
-),
-
-final as (
-    select
-        kept.run_id,
-        cast(kept.marker_index as {{ dbt.type_bigint() }}) as marker_index,
-        kept.event_id,
-        kept.event_type,
-        case when kept.event_type = 'checkpoint' then 'step_' || kept.step else kept.event_type end as marker_label,
-        kept.event_at,
-        kept.step,
-        kept.run_end_status,
-        kept.is_approximate,
-        kept.approximation,
+        rank,
+        ranks_reached,
+        first_arrival_at,
         {{ runlens.build_started_at() }} as computed_at
-    from kept
+    from single_rank_markers
+    union all
+    select
+        run_id,
+        cast(marker_index as {{ dbt.type_bigint() }}) as marker_index,
+        event_id,
+        event_type,
+        marker_label,
+        event_at,
+        step,
+        run_end_status,
+        is_approximate,
+        approximation,
+        rank,
+        cast(ranks_reached as {{ dbt.type_bigint() }}) as ranks_reached,
+        first_arrival_at,
+        {{ runlens.build_started_at() }} as computed_at
+    from rank_run_markers
 )
 
 select * from final

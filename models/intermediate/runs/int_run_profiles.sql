@@ -1,5 +1,6 @@
 -- depends_on: {{ ref('int_run_versions') }}
--- The profiler summary of each run: its latest `profile` event.
+-- The profiler summary of each run: its latest `profile` event; of a run with ranks, the latest of
+-- its lowest rank (rank 0 writes the run's own facts; each rank's is in int_run_rank_profiles).
 -- Grain: one row per run that has a profile.
 with
 
@@ -18,7 +19,7 @@ ranked as (
         profile_is_final,
         row_number() over (
             partition by run_id
-            order by event_at desc, file_path desc, line_number desc
+            order by rank asc nulls first, event_at desc, file_path desc, line_number desc
         ) as recency_rank
     from profiles
 ),
