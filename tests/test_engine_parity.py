@@ -33,7 +33,7 @@ from runlens.raw_logs.folder_metadata import COLLECTIONS_FILE, collections_vars
 
 FAULTY = REPO / "tests" / "fixtures" / "faulty"
 SAMPLE = REPO / "data" / "sample"
-RANKS = REPO / "tests" / "logs" / "ranks"
+RANKS = REPO / "tests" / "generated" / "ranks"
 DATASETS = {"sample": SAMPLE, "faulty": FAULTY, "ranks": RANKS}
 DESCRIBED = "the sample, the faulty fixture and the runs with ranks"
 MARTS = load_marts()
