@@ -121,22 +121,22 @@ class Trained:
         return sum(step["local_seconds"] for step in self.record[rank])
 
 
-@pytest.fixture(scope="module")
-def writer_ddp(tmp_path_factory) -> Trained:
-    folder = tmp_path_factory.mktemp("writer_ddp")
-    record = ddp_trainings.run_writer_ddp(
+def train(tmp_path_factory, harness, run_id: str) -> Trained:
+    folder = tmp_path_factory.mktemp(run_id)
+    record = harness(
         folder / "raw", folder / "record.json", steps=STEPS, slow_rank=SLOW_RANK, extra_seconds=EXTRA_SECONDS
     )
-    return Trained(folder / "raw", WRITER_RUN_ID, record)
+    return Trained(folder / "raw", run_id, record)
+
+
+@pytest.fixture(scope="module")
+def writer_ddp(tmp_path_factory) -> Trained:
+    return train(tmp_path_factory, ddp_trainings.run_writer_ddp, WRITER_RUN_ID)
 
 
 @pytest.fixture(scope="module")
 def lightning_ddp(tmp_path_factory) -> Trained:
-    folder = tmp_path_factory.mktemp("lightning_ddp")
-    record = ddp_trainings.run_lightning_ddp(
-        folder / "raw", folder / "record.json", steps=STEPS, slow_rank=SLOW_RANK, extra_seconds=EXTRA_SECONDS
-    )
-    return Trained(folder / "raw", LIGHTNING_RUN_ID, record)
+    return train(tmp_path_factory, ddp_trainings.run_lightning_ddp, LIGHTNING_RUN_ID)
 
 
 @pytest.fixture(params=["writer", "lightning"])
