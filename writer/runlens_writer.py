@@ -234,14 +234,13 @@ class RunLog:
         world_size: int | None = None,
     ) -> None:
         self._base_path = _log_path(path)
-        self._base_run_id = _text(self._base_path.stem if run_id is None else run_id, "run_id")
+        self.run_id = _text(self._base_path.stem if run_id is None else run_id, "run_id")  # the same on every rank
         self.per_rank_files = bool(per_rank_files)
         # The global rank; None: found at run_start (global_rank()). The callbacks set the
         # framework's own before run_start.
         self.rank = None if rank is None else _non_negative_int(rank, "rank")
         # The number of ranks; None: found at run_start (global_world_size()), and may stay unknown.
         self.world_size = None if world_size is None else _positive_int(world_size, "world_size")
-        self.run_id = self._base_run_id
         self.path: Path | None = None  # the file written, once run_start has chosen it (None on silent ranks)
         self._lock = threading.RLock()
         self._state = "new"  # new -> active (run_start) -> ended (run_end) -> active ...
