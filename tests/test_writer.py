@@ -8,7 +8,8 @@
 - resume: a new run_start in the same file, with the profile carried on; a truncated last line
   left by a crash stays a line of its own;
 - failure: an exception leaving the run's context writes a failed run_end and is re-raised;
-- ranks: only global rank 0 writes, or every rank its own file;
+- ranks: only global rank 0 writes, or every rank its own file of the same run; rank and world size
+  on every line of a run of more than one rank, on none of a single process; collective sections;
 - config conversion, and a clear error for every misuse, without a line written.
 """
 
@@ -53,7 +54,7 @@ class FakeClocks:
 
 @pytest.fixture(autouse=True)
 def no_rank_environment(monkeypatch):
-    for name in runlens_writer.RANK_VARIABLES:
+    for name in runlens_writer.RANK_VARIABLES + runlens_writer.WORLD_SIZE_VARIABLES:
         monkeypatch.delenv(name, raising=False)
 
 
@@ -324,21 +325,154 @@ def test_only_global_rank_zero_writes(tmp_path, monkeypatch, variable):
     assert log.rank == 3 and not log.is_writing and list(tmp_path.iterdir()) == []
 
 
-def test_torch_distributed_rank_comes_first(tmp_path, monkeypatch):
-    distributed = types.SimpleNamespace(is_available=lambda: True, is_initialized=lambda: True, get_rank=lambda: 2)
+def torch_distributed(monkeypatch, rank: int, world_size: int) -> None:
+    """A loaded torch whose process group is initialized, as the writer sees it."""
+    distributed = types.SimpleNamespace(
+        is_available=lambda: True, is_initialized=lambda: True, get_rank=lambda: rank, get_world_size=lambda: world_size
+    )
     monkeypatch.setitem(sys.modules, "torch", types.SimpleNamespace(distributed=distributed))
+
+
+def test_torch_distributed_rank_and_world_size_come_first(monkeypatch):
+    torch_distributed(monkeypatch, rank=2, world_size=8)
     monkeypatch.setenv("RANK", "0")
-    assert runlens_writer.global_rank() == 2
+    monkeypatch.setenv("WORLD_SIZE", "1")
+    assert runlens_writer.global_rank() == 2 and runlens_writer.global_world_size() == 8
 
 
-def test_per_rank_files_give_every_rank_its_own_file_and_run(tmp_path, monkeypatch):
-    monkeypatch.setenv("RANK", "2")
-    with start_run(tmp_path / "run-9.jsonl", collection="c", task="t", per_rank_files=True) as log:
+@pytest.mark.parametrize("variable", runlens_writer.WORLD_SIZE_VARIABLES)
+def test_the_world_size_comes_from_the_launchers_variables_or_is_unknown(monkeypatch, variable):
+    assert runlens_writer.global_world_size() is None
+    monkeypatch.setenv(variable, "16")
+    assert runlens_writer.global_world_size() == 16
+
+
+def test_every_rank_writes_its_own_file_of_the_same_run_exactly_so(tmp_path, clocks):
+    # Rank 1 of 4 and rank 0 of the same run; each line has rank and world_size right after ts,
+    # and only rank 0's run_start has the config. Rank 1: 1 s forward, checkpoint (its arrival),
+    # 2 s in backward (collective), 0.5 s in no section: wall 3.5 s.
+    for rank in (1, 0):
+        with start_run(
+            tmp_path / "ddp.jsonl",
+            collection="c",
+            task="t",
+            config={"lr": 0.1},
+            per_rank_files=True,
+            rank=rank,
+            world_size=4,
+        ) as log:
+            with log.section("forward"):
+                clocks.advance(1.0)
+            log.checkpoint(1)
+            with log.section("backward", collective=True):
+                clocks.advance(2.0)
+            clocks.advance(0.5)
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["ddp.rank0.jsonl", "ddp.rank1.jsonl"]
+    assert (tmp_path / "ddp.rank1.jsonl").read_text(encoding="utf-8") == (
+        '{"run_id":"ddp","event":"run_start","ts":"2025-01-01T00:00:00.000000Z","rank":1,"world_size":4,'
+        '"collection":"c","task":"t"}\n'
+        '{"run_id":"ddp","event":"checkpoint","ts":"2025-01-01T00:00:01.000000Z","rank":1,"world_size":4,"step":1}\n'
+        '{"run_id":"ddp","event":"profile","ts":"2025-01-01T00:00:01.000001Z","rank":1,"world_size":4,'
+        '"wall_seconds":1.0,"sections":{"forward":1.0},"final":false}\n'
+        '{"run_id":"ddp","event":"profile","ts":"2025-01-01T00:00:03.500000Z","rank":1,"world_size":4,'
+        '"wall_seconds":3.5,"sections":{"backward":2.0,"forward":1.0},"collective_sections":["backward"],'
+        '"final":true}\n'
+        '{"run_id":"ddp","event":"run_end","ts":"2025-01-01T00:00:03.500001Z","rank":1,"world_size":4,'
+        '"status":"completed"}\n'
+    )
+    rank_zero = events(tmp_path / "ddp.rank0.jsonl")
+    assert rank_zero[0] == {
+        "run_id": "ddp",
+        "event": "run_start",
+        "ts": "2025-01-01T00:00:03.500000Z",  # its own RunLog: the clock says 3.5 s
+        "rank": 0,
+        "world_size": 4,
+        "collection": "c",
+        "task": "t",
+        "config": {"lr": 0.1},
+    }
+    assert {(event["run_id"], event["rank"], event["world_size"]) for event in rank_zero} == {("ddp", 0, 4)}
+    validator = jsonschema.Draft202012Validator(SCHEMA)
+    for event in rank_zero + events(tmp_path / "ddp.rank1.jsonl"):
+        validator.validate(event)
+
+
+def test_by_default_only_rank_zero_writes_and_its_lines_carry_the_rank(tmp_path, monkeypatch):
+    torch_distributed(monkeypatch, rank=0, world_size=2)
+    with start_run(tmp_path / "run.jsonl", collection="c", task="t", config={"a": 1}) as log:
         log.checkpoint(1)
-    with start_run(tmp_path / "run-9.jsonl", collection="c", task="t", per_rank_files=True, rank=0):
-        pass
-    assert sorted(path.name for path in tmp_path.iterdir()) == ["run-9.rank0.jsonl", "run-9.rank2.jsonl"]
-    assert {event["run_id"] for event in events(tmp_path / "run-9.rank2.jsonl")} == {"run-9.rank2"}
+    lines = events(tmp_path / "run.jsonl")
+    assert [list(event)[:5] for event in lines] == [["run_id", "event", "ts", "rank", "world_size"]] * len(lines)
+    assert {(event["rank"], event["world_size"]) for event in lines} == {(0, 2)} and lines[0]["config"] == {"a": 1}
+    torch_distributed(monkeypatch, rank=1, world_size=2)
+    with start_run(tmp_path / "other.jsonl", collection="c", task="t") as log:
+        log.checkpoint(1)
+    assert (log.rank, log.world_size, log.is_writing) == (1, 2, False)
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["run.jsonl"]
+
+
+@pytest.mark.parametrize("world_size", [None, 1])
+def test_a_single_process_writes_its_lines_without_rank(tmp_path, clocks, world_size):
+    # world size unknown or 1: the lines are those of a run without ranks, byte for byte
+    with start_run(tmp_path / "plain.jsonl", collection="c", task="t", run_id="r") as log:
+        with log.section("train_step"):
+            clocks.advance(1)
+        log.checkpoint(1)
+    with start_run(
+        tmp_path / "one.jsonl", collection="c", task="t", run_id="r", per_rank_files=True, world_size=world_size
+    ) as log:
+        with log.section("train_step"):
+            clocks.advance(1)
+        log.checkpoint(1)
+    plain, one = events(tmp_path / "plain.jsonl"), events(tmp_path / "one.rank0.jsonl")
+    assert not any("rank" in event or "world_size" in event for event in plain + one)
+    assert [{**event, "ts": None} for event in plain] == [{**event, "ts": None} for event in one]
+
+
+def test_collective_sections_are_listed_once_opened_and_carried_over_a_resume(tmp_path, clocks):
+    path = tmp_path / "run.jsonl"
+    first = start_run(path, collection="c", task="t")
+    with first.section("forward"):
+        clocks.advance(1)
+    first.checkpoint(1)  # no collective section yet: no key, as in a run without them
+    with first.section("barrier", collective=True):
+        clocks.advance(2)
+    with first.section("all_reduce", collective=True):
+        clocks.advance(3)
+    first.checkpoint(2)
+    first.close()  # the process dies
+    with start_run(path, collection="c", task="t") as second:  # a new RunLog: the kinds come from the file
+        with pytest.raises(ValueError, match="section 'barrier' was opened with collective=True earlier"):
+            second.open_section("barrier")
+        with pytest.raises(ValueError, match="section 'forward' was opened with collective=False earlier"):
+            second.open_section("forward", collective=True)
+        with second.section("forward"):
+            clocks.advance(4)
+    assert [profile.get("collective_sections") for profile in profiles(path)] == [
+        None,
+        ["all_reduce", "barrier"],
+        ["all_reduce", "barrier"],
+    ]
+    final = profiles(path)[-1]
+    assert list(final) == ["run_id", "event", "ts", "wall_seconds", "sections", "collective_sections", "final"]
+    assert final["sections"] == {"all_reduce": 3.0, "barrier": 2.0, "forward": 5.0} and final["wall_seconds"] == 10.0
+
+
+@pytest.mark.parametrize(
+    ("arguments", "environment", "message"),
+    [
+        ({"rank": 4, "world_size": 4}, {}, "rank 4 is not below the world size 4"),
+        ({"rank": 1, "per_rank_files": True}, {}, "rank 1 writes its own file but the world size is unknown"),
+        ({}, {"WORLD_SIZE": "four"}, "WORLD_SIZE='four' is not an integer world size"),
+        ({}, {"SLURM_NTASKS": "0"}, r"SLURM_NTASKS='0' is not a world size \(>= 1\)"),
+    ],
+)
+def test_a_rank_and_world_size_that_do_not_fit_are_an_error(tmp_path, monkeypatch, arguments, environment, message):
+    for name, value in environment.items():
+        monkeypatch.setenv(name, value)
+    with pytest.raises(ValueError, match=message):
+        start_run(tmp_path / "run.jsonl", collection="c", task="t", **arguments)
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_a_rank_that_is_not_a_number_is_an_error(tmp_path, monkeypatch):
@@ -437,6 +571,7 @@ def ended(tmp_path: Path) -> RunLog:
         (lambda tmp: RunLog(tmp / "run.json"), ValueError, r"runlens reads \*\.jsonl files"),
         (lambda tmp: RunLog(tmp / "_run.jsonl"), ValueError, "runlens skips files whose name starts with"),
         (lambda tmp: RunLog(tmp / "run.jsonl", rank=-1), ValueError, "rank must be >= 0"),
+        (lambda tmp: RunLog(tmp / "run.jsonl", world_size=0), ValueError, "world_size must be >= 1"),
     ],
 )
 def test_misuse_is_a_clear_error_and_leaves_no_broken_line(tmp_path, misuse, error, message):

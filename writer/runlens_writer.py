@@ -56,11 +56,34 @@ is active writes ``run_end`` with status ``failed: <ExceptionType>`` and is re-r
 (``SystemExit`` with code 0 or None counts as completed). A process killed without warning writes
 nothing more: its run has no run_end, as the input contract expects of a crash.
 
-Ranks. In distributed training only global rank 0 writes (the others keep the same checks and
-clocks and write nothing). The rank is ``rank=`` if given, else torch.distributed's when it is
-initialized, else the first of the RANK, SLURM_PROCID, OMPI_COMM_WORLD_RANK and PMI_RANK
-environment variables that is set, else 0; it is read at run_start. With ``per_rank_files=True``
-every rank writes ``<stem>.rank<N>.jsonl`` with run_id ``<run_id>.rank<N>``: each rank is a run.
+Ranks. The global rank is ``rank=`` if given, else torch.distributed's when it is initialized,
+else the first of the RANK, SLURM_PROCID, OMPI_COMM_WORLD_RANK and PMI_RANK environment variables
+that is set, else 0. The world size is ``world_size=`` if given, else torch.distributed's, else the
+first of WORLD_SIZE, SLURM_NTASKS, OMPI_COMM_WORLD_SIZE and PMI_SIZE that is set, else unknown. Both
+are read at the first run_start. When the world size is above 1, every line carries ``"rank"`` and
+``"world_size"`` right after ``ts``; a single process (world size 1 or unknown) writes its lines
+without them, as before ranks existed. By default only global rank 0 writes (the others keep the
+same checks and clocks and write nothing). With ``per_rank_files=True`` every rank writes
+``<stem>.rank<N>.jsonl``, all with the same run_id: one run with ranks, which runlens compares
+(earlier versions made each rank a run ``<run_id>.rank<N>`` of its own; that is gone). Only rank 0's
+run_start carries ``config``; the other ranks' has ``collection`` and ``task`` only. A rank above 0
+writing its own file needs a known world size (``world_size=`` or WORLD_SIZE), and the rank must be
+below the world size: anything else raises ValueError at run_start.
+
+Collective sections. ``section(name, collective=True)`` (or ``open_section``) marks a section that
+holds a synchronizing collective, where a fast rank waits for the others: DDP's backward with its
+gradient all-reduce, a barrier. Once one is opened in a run, every profile lists such sections as
+``"collective_sections"`` (sorted names; carried over resumes like the sections; without any, the
+key is left out). runlens takes a rank's busy time as its sections' seconds less the collective
+ones. A name is collective or not for the whole run; opening it the other way raises ValueError.
+
+When a marker is taken on a rank. A marker (checkpoint, epoch_end) records the moment this rank
+called the method. To measure a rank's arrival, call ``checkpoint(step)`` where the rank's own work
+for the step ends, before the step's synchronizing collective (in a plain DDP loop: after forward
+and loss, before ``loss.backward()``): a slow rank then arrives late. A marker written after a
+collective reaches every rank at the same moment and shows nothing; there, time the collective part
+with ``collective=True`` and the rest with ordinary sections, and runlens compares the ranks' busy
+time instead.
 
 Config. ``config`` must be a dict with string keys; nested dicts are kept (runlens flattens them to
 dotted names). Converted: tuples to lists, ``os.PathLike`` (``pathlib.Path``) to strings, numpy
@@ -95,11 +118,20 @@ except ImportError:  # Windows: O_APPEND single writes, without the advisory loc
     fcntl = None
 
 __version__ = "0.1.0"
-__all__ = ["RunLog", "RunLogError", "failed_status", "global_rank", "json_config", "start_run"]
+__all__ = [
+    "RunLog",
+    "RunLogError",
+    "failed_status",
+    "global_rank",
+    "global_world_size",
+    "json_config",
+    "start_run",
+]
 
 # runlens computes this section itself: the profiled wall time that no section covers.
 UNATTRIBUTED = "unattributed"
 RANK_VARIABLES = ("RANK", "SLURM_PROCID", "OMPI_COMM_WORLD_RANK", "PMI_RANK")
+WORLD_SIZE_VARIABLES = ("WORLD_SIZE", "SLURM_NTASKS", "OMPI_COMM_WORLD_SIZE", "PMI_SIZE")
 
 # The two clocks, as module attributes so that tests can replace them.
 _monotonic_ns = time.monotonic_ns  # section and wall seconds
@@ -119,9 +151,10 @@ def start_run(
     run_id: str | None = None,
     per_rank_files: bool = False,
     rank: int | None = None,
+    world_size: int | None = None,
 ) -> RunLog:
     """A RunLog for `path` whose run_start is written: use it as ``with start_run(...) as log:``."""
-    log = RunLog(path, run_id, per_rank_files=per_rank_files, rank=rank)
+    log = RunLog(path, run_id, per_rank_files=per_rank_files, rank=rank, world_size=world_size)
     log.run_start(collection, task, config)
     return log
 
@@ -134,18 +167,20 @@ def failed_status(exception_type: type[BaseException]) -> str:
 def global_rank() -> int:
     """This process's global rank: torch.distributed's when initialized, else RANK, SLURM_PROCID,
     OMPI_COMM_WORLD_RANK or PMI_RANK, else 0. torch is never imported here, only asked if loaded."""
-    torch = sys.modules.get("torch")
-    distributed = getattr(torch, "distributed", None) if torch is not None else None
-    if distributed is not None and distributed.is_available() and distributed.is_initialized():
+    distributed = _initialized_distributed()
+    if distributed is not None:
         return int(distributed.get_rank())
-    for name in RANK_VARIABLES:
-        value = os.environ.get(name, "").strip()
-        if value:
-            try:
-                return int(value)
-            except ValueError:
-                raise ValueError(f"environment variable {name}={value!r} is not an integer rank") from None
-    return 0
+    rank = _environment_integer(RANK_VARIABLES, "rank")
+    return 0 if rank is None else rank
+
+
+def global_world_size() -> int | None:
+    """The number of ranks: torch.distributed's when initialized, else WORLD_SIZE, SLURM_NTASKS,
+    OMPI_COMM_WORLD_SIZE or PMI_SIZE, else None (unknown: a single process, as far as anyone says)."""
+    distributed = _initialized_distributed()
+    if distributed is not None:
+        return int(distributed.get_world_size())
+    return _environment_integer(WORLD_SIZE_VARIABLES, "world size", minimum=1)
 
 
 def json_config(value: Any, *, lenient: bool = False, path: str = "config") -> Any:
@@ -196,20 +231,23 @@ class RunLog:
         *,
         per_rank_files: bool = False,
         rank: int | None = None,
+        world_size: int | None = None,
     ) -> None:
         self._base_path = _log_path(path)
-        self._base_run_id = _text(self._base_path.stem if run_id is None else run_id, "run_id")
+        self.run_id = _text(self._base_path.stem if run_id is None else run_id, "run_id")  # the same on every rank
         self.per_rank_files = bool(per_rank_files)
         # The global rank; None: found at run_start (global_rank()). The callbacks set the
         # framework's own before run_start.
         self.rank = None if rank is None else _non_negative_int(rank, "rank")
-        self.run_id = self._base_run_id
+        # The number of ranks; None: found at run_start (global_world_size()), and may stay unknown.
+        self.world_size = None if world_size is None else _positive_int(world_size, "world_size")
         self.path: Path | None = None  # the file written, once run_start has chosen it (None on silent ranks)
         self._lock = threading.RLock()
         self._state = "new"  # new -> active (run_start) -> ended (run_end) -> active ...
         self._fd: int | None = None
         self._clock: _SectionClock | None = None
         self._carried: tuple[int, dict[str, int]] | None = None  # profile totals of earlier sessions
+        self._collective: dict[str, bool] | None = None  # section name -> collective, over the sessions
         self._last_ts_us = 0
 
     # -- the events ------------------------------------------------------------------------
@@ -221,16 +259,20 @@ class RunLog:
             raise TypeError(f"config must be a dict, not {type(config).__name__}")
         fields: dict[str, Any] = {"collection": collection, "task": task}
         if config is not None:
-            fields["config"] = json_config(config)
+            fields["config"] = json_config(config)  # checked on every rank, written by rank 0 only
         with self._lock:
             if self._state == "active":
                 raise RunLogError(f"run_start() while run {self.run_id!r} is active: call run_end() first")
             if self._state == "new":
                 self._choose_file()
+            if self.rank != 0:
+                fields.pop("config", None)  # config is a run-level fact: rank 0's
             if self.path is not None:
                 self._fd = _open_for_append(self.path)
                 if self._carried is None:
-                    self._carried = _latest_profile(self.path, self.run_id)
+                    self._carried, self._collective = _latest_profile(self.path, self.run_id)
+            if self._collective is None:
+                self._collective = {}
             carried_wall, carried_sections = self._carried or (0, {})
             self._clock = _SectionClock(carried_wall, carried_sections)
             self._state = "active"
@@ -275,22 +317,30 @@ class RunLog:
     # -- sections --------------------------------------------------------------------------
 
     @contextmanager
-    def section(self, name: str) -> Iterator[None]:
-        """Time the block as section `name` (the innermost open section owns the time)."""
-        handle = self.open_section(name)
+    def section(self, name: str, *, collective: bool = False) -> Iterator[None]:
+        """Time the block as section `name` (the innermost open section owns the time); `collective`:
+        it holds a synchronizing collective (see the module docstring)."""
+        handle = self.open_section(name, collective=collective)
         try:
             yield
         finally:
             handle.close()
 
-    def open_section(self, name: str) -> OpenSection:
+    def open_section(self, name: str, *, collective: bool = False) -> OpenSection:
         """Open section `name` until the returned handle's close(): for code that cannot use `with`."""
         name = _text(name, "section name")
         if name == UNATTRIBUTED:
             raise ValueError(f"{UNATTRIBUTED!r} is runlens' name for the time in no section: choose another")
+        collective = bool(collective)
         with self._lock:
             self._require_active("a section")
-            handle = OpenSection(self, self._clock, name)
+            if self._collective.setdefault(name, collective) != collective:
+                raise ValueError(
+                    f"section {name!r} was opened with collective={not collective} earlier in run {self.run_id!r}: "
+                    "a section holds a synchronizing collective or not for the whole run; give the other kind "
+                    "another name"
+                )
+            handle = OpenSection(self, self._clock, name, collective)
             self._clock.open(handle)
             return handle
 
@@ -314,7 +364,7 @@ class RunLog:
 
     @property
     def is_writing(self) -> bool:
-        """True when this process writes the file (rank 0, or every rank with per_rank_files)."""
+        """True when this process writes a file (rank 0, or every rank with per_rank_files)."""
         return self.path is not None
 
     def close(self) -> None:
@@ -348,14 +398,25 @@ class RunLog:
     # -- internals -------------------------------------------------------------------------
 
     def _choose_file(self) -> None:
-        if self.rank is None:
-            self.rank = global_rank()
+        rank = global_rank() if self.rank is None else self.rank
+        world_size = global_world_size() if self.world_size is None else self.world_size
+        if world_size is not None and rank >= world_size:
+            raise ValueError(f"rank {rank} is not below the world size {world_size}: ranks count from 0")
+        if self.per_rank_files and rank > 0 and world_size is None:
+            raise ValueError(
+                f"rank {rank} writes its own file but the world size is unknown: pass world_size= "
+                f"(or set WORLD_SIZE) so that its lines carry the rank"
+            )
+        self.rank, self.world_size = rank, world_size
         if self.per_rank_files:
-            suffix = f".rank{self.rank}"
-            self.run_id = self._base_run_id + suffix
-            self.path = self._base_path.with_name(self._base_path.stem + suffix + ".jsonl")
-        elif self.rank == 0:
+            self.path = self._base_path.with_name(f"{self._base_path.stem}.rank{rank}.jsonl")
+        elif rank == 0:
             self.path = self._base_path
+
+    @property
+    def _ranked(self) -> bool:
+        """True when the lines carry rank and world_size: a run of more than one rank."""
+        return self.world_size is not None and self.world_size > 1
 
     def _require_active(self, what: str) -> None:
         if self._state == "new":
@@ -365,17 +426,23 @@ class RunLog:
 
     def _write_profile(self, sync: bool = False, final: bool = False) -> None:
         wall_ns, section_ns = self._clock.totals()
-        fields = {
+        fields: dict[str, Any] = {
             "wall_seconds": -(-wall_ns // 1000) / 1e6,  # rounded up to the microsecond, sections down:
             "sections": {name: section_ns[name] // 1000 / 1e6 for name in sorted(section_ns)},  # never above wall
-            "final": final,  # false while the run goes on: a killed run stays incomplete
         }
+        collective = sorted(name for name, is_collective in self._collective.items() if is_collective)
+        if collective:
+            fields["collective_sections"] = collective
+        fields["final"] = final  # false while the run goes on: a killed run stays incomplete
         self._write("profile", fields, sync=sync)
 
     def _write(self, event: str, fields: dict[str, Any], sync: bool = False) -> None:
         ts_us = max(_time_ns() // 1000, self._last_ts_us + 1)
         self._last_ts_us = ts_us
-        record = {"run_id": self.run_id, "event": event, "ts": _rfc3339(ts_us), **fields}
+        record: dict[str, Any] = {"run_id": self.run_id, "event": event, "ts": _rfc3339(ts_us)}
+        if self._ranked:
+            record["rank"], record["world_size"] = self.rank, self.world_size
+        record.update(fields)
         line = json.dumps(record, allow_nan=False, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
         if self._fd is not None:
             _append_line(self._fd, line)
@@ -391,8 +458,8 @@ class RunLog:
 class OpenSection:
     """A section opened by RunLog.open_section(); close() ends it (again: no effect)."""
 
-    def __init__(self, log: RunLog, clock: _SectionClock, name: str) -> None:
-        self._log, self._clock, self.name = log, clock, name
+    def __init__(self, log: RunLog, clock: _SectionClock, name: str, collective: bool = False) -> None:
+        self._log, self._clock, self.name, self.collective = log, clock, name, collective
 
     def close(self) -> None:
         with self._log._lock:
@@ -481,14 +548,15 @@ def _write_all(fd: int, data: bytes) -> None:
         written += os.write(fd, data[written:])
 
 
-def _latest_profile(path: Path, run_id: str) -> tuple[int, dict[str, int]] | None:
-    """Wall and section nanoseconds of the run's last valid profile in `path`, if any."""
+def _latest_profile(path: Path, run_id: str) -> tuple[tuple[int, dict[str, int]] | None, dict[str, bool] | None]:
+    """Wall and section nanoseconds of the run's last valid profile in `path`, if any, and its
+    sections' kinds (name -> collective)."""
     try:
         with open(path, "rb") as existing:
             lines = existing.read().splitlines()
     except FileNotFoundError:
-        return None
-    latest = None
+        return None, None
+    latest, kinds = None, None
     for raw in lines:
         if b'"profile"' not in raw:
             continue
@@ -501,8 +569,12 @@ def _latest_profile(path: Path, run_id: str) -> tuple[int, dict[str, int]] | Non
         wall, sections = event.get("wall_seconds"), event.get("sections", {})
         if not _is_seconds(wall) or not isinstance(sections, dict) or not all(map(_is_seconds, sections.values())):
             continue
+        collective = event.get("collective_sections", [])
+        if not isinstance(collective, list) or not all(isinstance(name, str) for name in collective):
+            continue
         latest = (round(wall * 1e9), {name: round(seconds * 1e9) for name, seconds in sections.items()})
-    return latest
+        kinds = {name: name in collective for name in [*sections, *collective]}
+    return latest, kinds
 
 
 def _log_path(path: str | os.PathLike) -> Path:
@@ -550,6 +622,37 @@ def _non_negative_int(value: Any, what: str) -> int:
     if number < 0:
         raise ValueError(f"{what} must be >= 0, not {number}")
     return int(number)
+
+
+def _positive_int(value: Any, what: str) -> int:
+    number = _non_negative_int(value, what)
+    if number < 1:
+        raise ValueError(f"{what} must be >= 1, not {number}")
+    return number
+
+
+def _initialized_distributed() -> Any:
+    """torch.distributed if torch is loaded and its process group initialized, else None."""
+    torch = sys.modules.get("torch")
+    distributed = getattr(torch, "distributed", None) if torch is not None else None
+    if distributed is not None and distributed.is_available() and distributed.is_initialized():
+        return distributed
+    return None
+
+
+def _environment_integer(names: tuple[str, ...], what: str, minimum: int = 0) -> int | None:
+    """The first of the environment variables `names` that is set, as an integer >= `minimum`."""
+    for name in names:
+        value = os.environ.get(name, "").strip()
+        if value:
+            try:
+                number = int(value)
+            except ValueError:
+                raise ValueError(f"environment variable {name}={value!r} is not an integer {what}") from None
+            if number < minimum:
+                raise ValueError(f"environment variable {name}={value!r} is not a {what} (>= {minimum})")
+            return number
+    return None
 
 
 def _scalar_item(value: Any) -> Any:

@@ -18,11 +18,12 @@ class PhaseSections:
         """The open phase's section name, or None."""
         return None if self._open is None else self._open.name
 
-    def switch(self, name: str | None) -> None:
-        """End the current phase; start phase `name` (None: no phase) if the run is active."""
+    def switch(self, name: str | None, *, collective: bool = False) -> None:
+        """End the current phase; start phase `name` (None: no phase) if the run is active;
+        `collective`: the phase holds a synchronizing collective (RunLog.open_section)."""
         self.stop()
         if name is not None and self._run_log.is_active:
-            self._open = self._run_log.open_section(name)
+            self._open = self._run_log.open_section(name, collective=collective)
 
     def stop(self) -> None:
         """End the current phase, if any."""

@@ -6,6 +6,8 @@
 Markers, at the moments Keras does the work:
 
 - ``run_start`` at ``on_train_begin``, with ``config=`` if given (Keras keeps no hyperparameters);
+  when the distribution set by ``keras.distribution.set_distribution`` spans several processes, its
+  process is the rank and its ``num_processes`` the world size (else the writer's own rules);
 - ``checkpoint`` once ``model.save`` or ``model.save_weights`` returns during the fit, whoever calls
   it (ModelCheckpoint or your own callback), with the cumulative profile; the step is the
   optimizer's ``iterations``;
@@ -20,6 +22,7 @@ Sections: ``data_loading`` from ``on_epoch_begin`` or ``on_train_batch_end`` to
 ``on_train_batch_begin`` to ``on_train_batch_end``; ``eval`` from ``on_test_begin`` to ``on_test_end``
 (validation during the fit, with its data loading); ``checkpoint_save`` around ``model.save`` and
 ``model.save_weights``, which the callback wraps on the model for the fit and restores at the end.
+With more than one process, ``train_step`` holds the gradient all-reduce and is marked collective.
 """
 
 from __future__ import annotations
@@ -53,19 +56,22 @@ class RunlensKerasCallback(keras.callbacks.Callback):
         self.run_log = RunLog(path, run_id, per_rank_files=per_rank_files)
         self._collection, self._task, self._config = collection, task, config
         self._phase = PhaseSections(self.run_log)
+        self._ranked = False  # more than one process: train_step holds a collective
         self._steps_seen = 0
         self._saving = False
         self._wrapped_model = None
 
     def on_train_begin(self, logs=None) -> None:
+        self._take_processes(keras.distribution.distribution())
         self.run_log.run_start(self._collection, self._task, self._config)
+        self._ranked = (self.run_log.world_size or 1) > 1
         self._wrap_saving(self.model)
 
     def on_epoch_begin(self, epoch, logs=None) -> None:
         self._phase.switch("data_loading")
 
     def on_train_batch_begin(self, batch, logs=None) -> None:
-        self._phase.switch("train_step")
+        self._phase.switch("train_step", collective=self._ranked)
 
     def on_train_batch_end(self, batch, logs=None) -> None:
         self._steps_seen += 1
@@ -87,6 +93,17 @@ class RunlensKerasCallback(keras.callbacks.Callback):
         self._unwrap_saving()
         if self.run_log.is_active:
             self.run_log.run_end("completed")
+
+    def _take_processes(self, distribution) -> None:
+        """Rank and world size from a Keras distribution over several processes (multi-host JAX)."""
+        processes = getattr(distribution, "num_processes", 1)
+        if distribution is None or processes <= 1:
+            return
+        if self.run_log.world_size is None:
+            self.run_log.world_size = processes
+        process = getattr(distribution, "_process_id", None)  # Keras keeps it private
+        if self.run_log.rank is None and process is not None:
+            self.run_log.rank = process
 
     def _global_step(self) -> int:
         """The optimizer's step count (it survives a resumed fit), else the batches this callback saw."""

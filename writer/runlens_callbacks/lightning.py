@@ -5,7 +5,8 @@
 Markers, at the moments Lightning does the work:
 
 - ``run_start`` at ``on_fit_start``, with ``config=`` or else the module's ``hparams`` (values that
-  are not JSON written as their ``str()``); the rank is ``trainer.global_rank``;
+  are not JSON written as their ``str()``); the rank is ``trainer.global_rank`` and the world size
+  ``trainer.world_size``;
 - ``checkpoint`` (step = ``trainer.global_step``) when ``Trainer.save_checkpoint`` has written the
   file, whoever called it (ModelCheckpoint or you), with the cumulative profile;
 - ``epoch_end`` (epoch = ``trainer.current_epoch``, 0-based; step) at ``on_train_epoch_end``;
@@ -18,6 +19,17 @@ too, with the loading of validation batches); ``checkpoint_save`` around ``save_
 Lightning reports to its profiler (``save_checkpoint``, ``[_TrainingEpochLoop].train_dataloader_next``):
 the callback wraps ``trainer.profiler``'s start and stop for the fit, passing every call on to the
 profiler you chose, and restores them at teardown.
+
+Ranks. With more than one rank (DDP and the like), every rank's lines carry its rank and the world
+size, and the step is timed in two sections instead of ``train_step``: ``forward`` from
+``on_train_batch_start`` to ``on_before_backward`` (the rank's own work: training_step, loss) and
+``backward`` from ``on_before_backward`` to ``on_train_batch_end`` (the backward with DDP's gradient
+all-reduce, and the optimizer step), marked collective; ``checkpoint_save`` is marked collective
+too, for ``Trainer.save_checkpoint`` ends in a barrier. The checkpoint marker comes after that
+barrier and ``epoch_end`` after the epoch's last all-reduce, so they reach every rank at about the
+same moment: a slow rank shows in its busy time (``forward`` against the wall time), not in when it
+reached the markers. With manual optimization, what follows the first ``manual_backward`` of a step
+counts as ``backward``.
 """
 
 from __future__ import annotations
@@ -53,6 +65,7 @@ class RunlensLightningCallback(pl.Callback):
         self.run_log = RunLog(path, run_id, per_rank_files=per_rank_files)
         self._collection, self._task, self._config = collection, task, config
         self._train_step = PhaseSections(self.run_log)
+        self._ranked = False  # more than one rank: forward and backward instead of train_step
         self._eval = PhaseSections(self.run_log)
         self._profiled: dict[str, OpenSection] = {}
         self._trainer: pl.Trainer | None = None
@@ -66,13 +79,20 @@ class RunlensLightningCallback(pl.Callback):
     def on_fit_start(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
         if self.run_log.rank is None:
             self.run_log.rank = trainer.global_rank
+        if self.run_log.world_size is None:
+            self.run_log.world_size = trainer.world_size
+        self._ranked = self.run_log.world_size > 1
         config = self._config
         if config is None and pl_module.hparams:
             config = json_config(dict(pl_module.hparams), lenient=True)
         self.run_log.run_start(self._collection, self._task, config)
 
     def on_train_batch_start(self, trainer, pl_module, batch, batch_idx) -> None:
-        self._train_step.switch("train_step")
+        self._train_step.switch("forward" if self._ranked else "train_step")
+
+    def on_before_backward(self, trainer, pl_module, loss) -> None:
+        if self._ranked:
+            self._train_step.switch("backward", collective=True)
 
     def on_train_batch_end(self, trainer, pl_module, outputs, batch, batch_idx) -> None:
         self._train_step.stop()
@@ -130,7 +150,8 @@ class RunlensLightningCallback(pl.Callback):
     def _action_started(self, action_name: str) -> None:
         section = PROFILED_SECTIONS.get(action_name)
         if section is not None and self.run_log.is_active and action_name not in self._profiled:
-            self._profiled[action_name] = self.run_log.open_section(section)
+            collective = self._ranked and action_name == SAVE_ACTION  # the save ends in a barrier
+            self._profiled[action_name] = self.run_log.open_section(section, collective=collective)
 
     def _action_stopped(self, action_name: str) -> None:
         handle = self._profiled.pop(action_name, None)

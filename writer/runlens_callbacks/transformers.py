@@ -5,7 +5,7 @@
 Markers, from the Trainer's callback events:
 
 - ``run_start`` at ``on_train_begin``, with ``config=`` or else ``args.to_sanitized_dict()``; the rank
-  is ``args.process_index``;
+  is ``args.process_index`` and the world size ``args.world_size``;
 - ``checkpoint`` (step = ``state.global_step``) at ``on_save``, which the Trainer calls once the
   checkpoint folder is written, with the cumulative profile;
 - ``epoch_end`` (the 0-based epoch; step) at ``on_epoch_end``;
@@ -24,7 +24,8 @@ step); then what the Trainer's control flags announce at ``on_step_end`` and ``o
 ``eval`` until ``on_evaluate`` when ``should_evaluate`` is set, ``checkpoint_save`` until ``on_save``
 when ``should_save`` is set. Logging done between a step and its evaluation or save counts in that
 section; after an epoch's last step or its evaluation and save, the time until the next epoch is in
-no section.
+no section. With more than one rank, ``train_step`` holds the gradient all-reduce of the backward and
+is marked collective (the Trainer tells callbacks nothing between forward and backward).
 """
 
 from __future__ import annotations
@@ -55,12 +56,16 @@ class RunlensTrainerCallback(TrainerCallback):
         self.run_log = RunLog(path, run_id, per_rank_files=per_rank_files)
         self._collection, self._task, self._config = collection, task, config
         self._phase = PhaseSections(self.run_log)
+        self._ranked = False  # more than one rank: train_step holds a collective
         self._epoch = 0
         self._after_epoch = False
 
     def on_train_begin(self, args, state, control, **kwargs) -> None:
         if self.run_log.rank is None:
             self.run_log.rank = args.process_index
+        if self.run_log.world_size is None:
+            self.run_log.world_size = args.world_size
+        self._ranked = self.run_log.world_size > 1
         config = self._config
         if config is None:
             config = json_config(args.to_sanitized_dict(), lenient=True)
@@ -73,7 +78,7 @@ class RunlensTrainerCallback(TrainerCallback):
         self._phase.switch("data_loading")
 
     def on_step_begin(self, args, state, control, **kwargs) -> None:
-        self._phase.switch("train_step")
+        self._phase.switch("train_step", collective=self._ranked)
 
     def on_step_end(self, args, state, control, **kwargs) -> None:
         self._phase.switch(self._work_announced(control, otherwise="data_loading"))
