@@ -8,8 +8,11 @@
   step before the step's collective: the lines of each rank, its markers, its collective sections,
   and its busy time against the training's own record of every rank's steps.
 
-(Rank variables and explicit ranks are tested without torch in tests/test_writer.py; the marts
-built from these trainings are tested beside the marts.)
+- The marts built from each training: the slow rank named as the straggling rank, and every other
+  rank's time lost to it within 10% of the planted total, and as the training's own record says.
+
+(Rank variables and explicit ranks are tested without torch in tests/test_writer.py; the rank marts
+on generated logs with hand-worked figures in tests/test_ranks.py.)
 """
 
 from __future__ import annotations
@@ -25,10 +28,12 @@ from datetime import datetime
 from pathlib import Path
 
 import ddp_trainings
+import duckdb
 import jsonschema
 import pytest
+from conftest import PROJECT
 from ddp_trainings import COLLECTION, LIGHTNING_RUN_ID, TASK, WRITER_RUN_ID
-from pipeline import REPO
+from pipeline import DATABASE, REPO, build
 from writer_trainings import framework_module, keras_on_torch
 
 WORLD_SIZE = 4
@@ -294,3 +299,92 @@ def test_the_keras_callback_leaves_a_single_process_as_it_was(tmp_path):
     callback.on_train_end()
     lines = events(tmp_path / "keras.jsonl")
     assert not any({"rank", "world_size", "collective_sections"} & set(event) for event in lines)
+
+
+# -- the marts over the real trainings: the planted straggler and the others' lost time ------------
+
+
+@pytest.fixture(scope="module")
+def writer_marts(writer_ddp, tmp_path_factory):
+    yield from built_marts(writer_ddp, tmp_path_factory)
+
+
+@pytest.fixture(scope="module")
+def lightning_marts(lightning_ddp, tmp_path_factory):
+    yield from built_marts(lightning_ddp, tmp_path_factory)
+
+
+def built_marts(trained: Trained, tmp_path_factory):
+    database = tmp_path_factory.mktemp(trained.run_id + "-db") / DATABASE
+    build(PROJECT, trained.raw, database)
+    connection = duckdb.connect(str(database), read_only=True)
+    yield connection
+    connection.close()
+
+
+def rank_figures(marts, run_id: str) -> dict[int, tuple]:
+    return {
+        rank: figures
+        for rank, *figures in marts.execute(
+            "select rank, arrival_wait_seconds, busy_gap_seconds, lost_waiting_seconds, lost_basis "
+            "from main.fct_run_ranks where run_id = ? order by rank",
+            [run_id],
+        ).fetchall()
+    }
+
+
+def distributed_run(marts, run_id: str) -> tuple:
+    return marts.execute(
+        "select world_size, ranks_seen, straggling_rank, lost_basis, lost_to_slowest_seconds, stopped_ranks "
+        "from main.fct_distributed_runs where run_id = ?",
+        [run_id],
+    ).fetchone()
+
+
+def test_the_marts_name_the_slow_rank_of_the_writer_loop_by_its_late_arrivals(writer_ddp, writer_marts):
+    """Markers before the collective: each fast rank waits at every step for the slow rank's extra
+    work, so its arrival wait is the planted total (20 x 0.05 s = 1 s) within 10%, and equals what
+    the test's own record of the arrivals gives (the sum over steps of the last arrival less its own)."""
+    world_size, ranks_seen, straggling, basis, lost, stopped = distributed_run(writer_marts, WRITER_RUN_ID)
+    assert (world_size, ranks_seen, straggling, stopped) == (WORLD_SIZE, WORLD_SIZE, SLOW_RANK, 0)
+    assert lost == pytest.approx(PLANTED_SECONDS, rel=0.10)
+    recorded = recorded_arrival_waits(writer_ddp.record)
+    for rank, (arrival_wait, _, lost_waiting, _) in rank_figures(writer_marts, WRITER_RUN_ID).items():
+        if rank == SLOW_RANK:
+            assert lost_waiting < 0.10 * PLANTED_SECONDS
+            continue
+        assert lost_waiting == pytest.approx(PLANTED_SECONDS, rel=0.10), rank
+        # the marker is written right after the record's arrival: the two agree to a few ms per step
+        assert arrival_wait == pytest.approx(recorded[rank], abs=0.002 * STEPS), rank
+
+
+def test_the_marts_name_the_slow_rank_of_lightning_ddp_by_its_busy_time(lightning_ddp, lightning_marts):
+    """Lightning's markers come after a collective, so the ranks arrive together and only busy time
+    (sections less the collective ones) shows the slow rank: each fast rank's lost time is the
+    planted total within 10%, and the busiest rank's record of its local work less the fast rank's."""
+    world_size, ranks_seen, straggling, basis, lost, stopped = distributed_run(lightning_marts, LIGHTNING_RUN_ID)
+    assert (world_size, ranks_seen, straggling, basis, stopped) == (
+        WORLD_SIZE,
+        WORLD_SIZE,
+        SLOW_RANK,
+        "busy_time",
+        0,
+    )
+    assert lost == pytest.approx(PLANTED_SECONDS, rel=0.10)
+    local = {rank: lightning_ddp.recorded_local_seconds(rank) for rank in range(WORLD_SIZE)}
+    for rank, (_, busy_gap, lost_waiting, rank_basis) in rank_figures(lightning_marts, LIGHTNING_RUN_ID).items():
+        if rank == SLOW_RANK:
+            assert lost_waiting < 0.10 * PLANTED_SECONDS
+            continue
+        assert (rank_basis, lost_waiting) == ("busy_time", pytest.approx(PLANTED_SECONDS, rel=0.10)), rank
+        assert busy_gap == pytest.approx(local[SLOW_RANK] - local[rank], rel=0.10), rank
+
+
+def recorded_arrival_waits(record: dict[int, list[dict]]) -> dict[int, float]:
+    """Per rank, the seconds from its arrival at each step's collective to the last rank's, summed,
+    from the test's own record."""
+    last: dict[int, float] = {}
+    for steps in record.values():
+        for step in steps:
+            last[step["step"]] = max(last.get(step["step"], step["arrived_at"]), step["arrived_at"])
+    return {rank: sum(last[step["step"]] - step["arrived_at"] for step in steps) for rank, steps in record.items()}
