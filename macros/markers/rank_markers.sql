@@ -1,10 +1,12 @@
 {#- The kept markers of each rank of each run, in order (def_markers, def_ranks): the CTEs
     rank_ordered, rank_bounds, rank_final_ends and rank_kept over `events` (marker events with
     run_id, rank, event_id, event_type, event_at, step, run_end_status, is_approximate,
-    approximation, file_path, line_number). Each rank's markers are kept as a single-process
+    approximation, file_path, line_number; the last two order ties only and are not carried on,
+    to keep the rows small). Each rank's markers are kept as a single-process
     run's are: from its first run_start, with a run_end kept only when no later run_start
-    supersedes it. rank_kept labels them (`step_<n>` for a checkpoint) and numbers them from 1
-    within the rank (rank_marker_index). -#}
+    supersedes it. rank_kept labels them (`step_<n>` for a checkpoint), numbers them from 1
+    within the rank (rank_marker_index) and says whether the run has other ranks with markers
+    (run_has_ranks: two or more ranks wrote a run_start). -#}
 {% macro rank_marker_ctes(events) -%}
 rank_ordered as (
     select
@@ -17,8 +19,6 @@ rank_ordered as (
         run_end_status,
         is_approximate,
         approximation,
-        file_path,
-        line_number,
         row_number() over marker_order as marker_position,
         sum(case when event_type = 'run_end' then 1 else 0 end) over marker_order as run_ends_so_far
     from {{ events }}
@@ -51,12 +51,14 @@ rank_bounds as (
 ),
 
 rank_final_ends as (
+    -- one row per rank with a run_start: few, so the run's other ranks are a cheap window here
     select
         run_id,
         rank,
         first_start_position,
         run_ends_before_start,
-        case when last_end_position > last_start_position then last_end_position end as final_end_position
+        case when last_end_position > last_start_position then last_end_position end as final_end_position,
+        coalesce(min(rank) over (partition by run_id) < max(rank) over (partition by run_id), false) as run_has_ranks
     from rank_bounds
     where first_start_position is not null
 ),
@@ -64,6 +66,7 @@ rank_final_ends as (
 rank_kept as (
     select
         rank_ordered.*,
+        rank_final_ends.run_has_ranks,
         case
             when rank_ordered.event_type = 'checkpoint' then 'step_' || rank_ordered.step
             else rank_ordered.event_type
@@ -92,13 +95,4 @@ rank_kept as (
         when 'epoch_end' then 3
         when 'run_end' then 4
     end
-{%- endmacro %}
-
-{#- Runs whose lines come from more than one rank: an aggregate over `relation` (any relation with
-    run_id and rank: events, or one row per run and rank). -#}
-{% macro runs_with_ranks_query(relation) -%}
-    select run_id
-    from {{ relation }}
-    group by run_id
-    having min(rank) < max(rank)
 {%- endmacro %}

@@ -3,9 +3,9 @@
 -- models/marts/_marts__docs.md). Grain: one row per kept marker; marker_index numbers them from 1
 -- within the run. Each rank's markers are kept first (macros/markers/rank_markers.sql); a run
 -- whose lines come from one rank (almost every run) has those as its markers. A run with several
--- ranks has one marker per label and occurrence that any rank reached: the first rank's
--- run_start, and for every other marker the moment its last rank reached it (the run is there
--- when all its ranks are); a run_end is kept only when no rank went on past it.
+-- ranks has one marker per label and occurrence that any rank reached (int_run_rank_markers):
+-- the first rank's run_start, and for every other marker the moment its last rank reached it (the
+-- run is there when all its ranks are); a run_end is kept only when no rank went on past it.
 with
 
 events as (
@@ -18,61 +18,32 @@ events as (
 
 {{ runlens.rank_marker_ctes('events') }},
 
-runs_with_ranks as (
-    {{ runlens.runs_with_ranks_query('rank_final_ends') }}
-),
-
 single_rank_markers as (
     select
-        rank_kept.run_id,
-        rank_kept.rank_marker_index as marker_index,
-        rank_kept.event_id,
-        rank_kept.event_type,
-        rank_kept.marker_label,
-        rank_kept.event_at,
-        rank_kept.step,
-        rank_kept.run_end_status,
-        rank_kept.is_approximate,
-        rank_kept.approximation,
-        rank_kept.rank,
+        run_id,
+        rank_marker_index as marker_index,
+        event_id,
+        event_type,
+        marker_label,
+        event_at,
+        step,
+        run_end_status,
+        is_approximate,
+        approximation,
+        rank,
         cast(1 as {{ dbt.type_bigint() }}) as ranks_reached,
-        rank_kept.event_at as first_arrival_at
+        event_at as first_arrival_at
     from rank_kept
-    left join runs_with_ranks on rank_kept.run_id = runs_with_ranks.run_id
-    where runs_with_ranks.run_id is null
-),
-
-rank_arrivals as (
-    -- the markers of runs with ranks, matched across ranks by label and occurrence
-    select
-        rank_kept.*,
-        row_number() over (
-            partition by rank_kept.run_id, rank_kept.rank, rank_kept.marker_label
-            order by rank_kept.rank_marker_index
-        ) as label_occurrence
-    from rank_kept
-    inner join runs_with_ranks on rank_kept.run_id = runs_with_ranks.run_id
-),
-
-arrival_orders as (
-    select
-        rank_arrivals.*,
-        row_number() over same_marker as arrival_order,
-        count(*)
-            over (partition by rank_arrivals.run_id, rank_arrivals.marker_label, rank_arrivals.label_occurrence)
-            as ranks_reached,
-        min(rank_arrivals.event_at)
-            over (partition by rank_arrivals.run_id, rank_arrivals.marker_label, rank_arrivals.label_occurrence)
-            as first_arrival_at
-    from rank_arrivals
-    window same_marker as (partition by run_id, marker_label, label_occurrence order by event_at, rank)
+    where not run_has_ranks
 ),
 
 folded as (
-    -- a run_start is where its first rank started; any other marker is where its last rank arrived
-    select *
-    from arrival_orders
-    where arrival_order = case when event_type = 'run_start' then 1 else ranks_reached end
+    -- the runs with ranks: each marker matched across ranks (int_run_rank_markers), at its first
+    -- rank for a run_start and its last rank for any other marker
+    select * from {{ ref('int_run_rank_markers') }}
+    where
+        arrival_order = case when event_type = 'run_start' then 1 else ranks_reached end
+        and {{ runlens.is_run_to_compute('run_id') }}
 ),
 
 last_progress as (
@@ -92,8 +63,8 @@ rank_run_markers as (
                 folded.event_at,
                 {{ runlens.marker_type_order('folded.event_type') }},
                 folded.step nulls first,
-                folded.file_path,
-                folded.line_number
+                -- markers of different ranks at one instant with one type and step: by event id
+                folded.event_id
         ) as marker_index
     from folded
     inner join last_progress on folded.run_id = last_progress.run_id

@@ -15,8 +15,11 @@ run_starts as (
 ),
 
 runs_with_ranks as (
-    -- two or more ranks with a run_start: the ranks with markers, as in int_run_markers
-    {{ runlens.runs_with_ranks_query('run_starts') }}
+    -- two or more ranks with a run_start: the ranks with markers (rank_kept.run_has_ranks)
+    select run_id
+    from run_starts
+    group by run_id
+    having min(rank) < max(rank)
 ),
 
 events as (
@@ -83,6 +86,8 @@ final as (
         same_markers.step,
         same_markers.event_at,
         same_markers.run_end_status,
+        same_markers.is_approximate,
+        same_markers.approximation,
         cast(same_markers.ranks_reached as {{ dbt.type_bigint() }}) as ranks_reached,
         cast(same_markers.arrival_order as {{ dbt.type_bigint() }}) as arrival_order,
         same_markers.first_arrival_at,
