@@ -35,13 +35,14 @@ solo-ranked / solo-plain: one process, with and without `"rank": 0, "world_size"
 from __future__ import annotations
 
 import filecmp
+import shutil
 
 import duckdb
 import pytest
 import ranks_fixture
 from conftest import PROJECT
 from golden_pages import GOLDEN_ROOT, MISMATCHES, assert_matches_golden
-from pipeline import DATABASE, build
+from pipeline import DATABASE, build, rounded
 from prebuilt import Prebuilds, prebuilt
 
 from runlens.report.render import render_reports
@@ -302,3 +303,54 @@ def test_the_ranks_section_and_the_index_flag_match_the_golden_pages(ranks_build
     assert not (tmp_path / "ranks-b" / "rank_arrival_spread.png").exists()
     single = (tmp_path / "ranks-b" / "profile.md").read_text(encoding="utf-8")
     assert "## Ranks" not in single and "slowest rank" not in single
+
+
+RANK_MARTS = (
+    "fct_runs",
+    "fct_run_intervals",
+    "fct_run_marker_arrivals",
+    "fct_run_ranks",
+    "fct_distributed_runs",
+    "agg_task_rank_waiting",
+    "agg_collection_rank_waiting",
+)
+
+
+def mart_rows(database) -> dict[str, list]:
+    with duckdb.connect(str(database), read_only=True) as connection:
+        return {
+            table: rounded(connection.sql(f"select * from {table} order by all").fetchall()) for table in RANK_MARTS
+        }
+
+
+def test_a_rank_file_that_arrives_later_refreshes_its_run_as_a_full_build_would(tmp_path):
+    """The straggler's rank 3 file arrives after a first build of ranks 0 to 2 (and a rank of
+    busy loses its last lines): the incremental refresh recomputes both runs and gives exactly the
+    marts of a full build of the final folder."""
+    raw = tmp_path / "raw"
+    shutil.copytree(RAW, raw)
+    late = raw / "straggler" / "straggler.rank3.jsonl"
+    held_back = late.read_text(encoding="utf-8")
+    late.unlink()
+    incremental = tmp_path / "incremental" / DATABASE
+    build(PROJECT, raw, incremental)
+    with duckdb.connect(str(incremental), read_only=True) as connection:
+        # three ranks: rank 2 still last at every checkpoint, 3 ranks seen
+        assert connection.execute(
+            "select ranks_seen, straggling_rank from fct_distributed_runs where run_id = 'straggler'"
+        ).fetchall() == [(3, 2)]
+    late.write_text(held_back, encoding="utf-8")
+    busy = raw / "busy.rank1.jsonl"
+    busy.write_text("".join(busy.read_text(encoding="utf-8").splitlines(keepends=True)[:-3]), encoding="utf-8")
+    build(PROJECT, raw, incremental)
+    full = tmp_path / "full" / DATABASE
+    build(PROJECT, raw, full, "--full-refresh")
+    assert mart_rows(incremental) == mart_rows(full)
+    with duckdb.connect(str(incremental), read_only=True) as connection:
+        assert connection.execute(
+            "select ranks_seen, straggling_rank from fct_distributed_runs where run_id = 'straggler'"
+        ).fetchall() == [(4, 2)]
+        # busy's rank 1 lost its last profile, checkpoint and run_end: it stopped after step_4
+        assert connection.execute(
+            "select last_marker_label, stopped_early from fct_run_ranks where run_id = 'busy' and rank = 1"
+        ).fetchall() == [("step_4", True)]
