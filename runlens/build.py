@@ -31,7 +31,6 @@ a file in runlens' cache folder (runlens.project), or to the terminal with -v.
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import shutil
@@ -44,10 +43,13 @@ from typing import TextIO
 from runlens.build_summary import summary
 from runlens.database import DATABASE_VARIABLE, DEFAULT_DATABASE
 from runlens.dbt_session import DbtSession, Invocation
+from runlens.file_lock import Busy
+from runlens.file_lock import held as held_lock
 from runlens.project import sample_dir
 from runlens.raw_logs.as_of import AsOfError, pinned_as_of
 from runlens.raw_logs.folder_metadata import MetadataError, read_collections
 from runlens.raw_logs.listing import RawFolderError, has_log_files, no_logs_note
+from runlens.stopping import stop_requested, undone_on_exit
 
 # A refresh builds and tests the data; dbt's unit tests check the SQL against fixed inputs, so they
 # run in development and CI (make test), not on every refresh (as dbt's documentation advises).
@@ -117,9 +119,15 @@ def out_of_date(invocation: Invocation) -> bool:
     )
 
 
-def copy_for_building(database: Path, building: Path) -> None:
+def remove_copy(building: Path) -> None:
+    """The build's copy of the database, its write-ahead log and DuckDB's spill folder beside it."""
     for stale in (building, building.with_name(building.name + ".wal")):
         stale.unlink(missing_ok=True)
+    shutil.rmtree(building.with_name(building.name + ".tmp"), ignore_errors=True)
+
+
+def copy_for_building(database: Path, building: Path) -> None:
+    remove_copy(building)
     if database.exists():
         shutil.copyfile(database, building)
         wal = database.with_name(database.name + ".wal")
@@ -177,11 +185,7 @@ def build(
     building = database.with_name(database.name + ".next")
     lock_path = database.with_name(database.name + ".lock")
     try:
-        with open(lock_path, "a") as lock:
-            try:
-                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                raise UsageError(f"another build holds {lock_path}: wait for it to finish, then build again") from None
+        with held_lock(lock_path), undone_on_exit(lambda: remove_copy(building)):
             copy_for_building(database, building)
             environment = {"RUNLENS_DB": str(building), "RUNLENS_RAW_DIR": str(raw)}
             try:
@@ -196,15 +200,15 @@ def build(
                     invocation = session.invoke([*REFRESH, *dbt_args, "--full-refresh"], env=environment)
                     outcome.invocations.append(invocation)
             except BaseException:
-                building.unlink(missing_ok=True)
+                remove_copy(building)
                 raise
             if timings is not None:
                 write_timings(timings, outcome.invocations)
-            if isinstance(invocation.error, KeyboardInterrupt):
-                building.unlink(missing_ok=True)
+            if isinstance(invocation.error, KeyboardInterrupt) or stop_requested():
+                remove_copy(building)
                 raise KeyboardInterrupt
             if not invocation.success:
-                building.unlink(missing_ok=True)
+                remove_copy(building)
                 show_failure(invocation, session, err)
                 print(f"runlens: dbt build failed; {database} still holds the previous build", file=err)
                 outcome.returncode = invocation.returncode
@@ -213,6 +217,8 @@ def build(
                 os.fsync(handle.fileno())
             os.replace(building, database)
             fsync_directory(database.parent)
+    except Busy:
+        raise UsageError(f"another build holds {lock_path}: wait for it to finish, then build again") from None
     finally:
         if own_session:
             session.close()

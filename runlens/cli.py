@@ -21,6 +21,7 @@ from runlens import __version__, importing, marts, profile, reporting, watch
 from runlens import build as building
 from runlens.dbt_session import DbtSession
 from runlens.project import ProjectNotFound
+from runlens.stopping import Stopping
 
 
 def add_build_arguments(parser: argparse.ArgumentParser) -> None:
@@ -36,15 +37,19 @@ def add_build_arguments(parser: argparse.ArgumentParser) -> None:
 def run_build(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     database = building.database_path(args.db)
     command = "runlens report" + (f" --db {database}" if args.db else "")
-    with DbtSession(verbose=args.verbose) as session:
-        outcome = building.build(
-            args.logs,
-            args.db,
-            args.dbt_args,
-            session=session,
-            reports=f"not written yet: {command}",
-            timings=args.timings,
-        )
+    stopped = f"runlens: stopped; {database} holds the last build that finished"
+    with Stopping(lambda: stopped).installed() as stopping, DbtSession(verbose=args.verbose) as session:
+        try:
+            outcome = building.build(
+                args.logs,
+                args.db,
+                args.dbt_args,
+                session=session,
+                reports=f"not written yet: {command}",
+                timings=args.timings,
+            )
+        except KeyboardInterrupt:
+            return stopping.end()
     return outcome.returncode
 
 

@@ -21,16 +21,17 @@ holds one session per project it builds. Concurrent builds need processes (tests
 
 from __future__ import annotations
 
-import fcntl
 import os
 import shutil
 import sys
 import tempfile
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from runlens.file_lock import Busy
+from runlens.file_lock import held as held_lock
 from runlens.project import cache_dir, project_dir
 
 PARTIAL_PARSE = "partial_parse.msgpack"
@@ -186,23 +187,22 @@ class DbtSession:
             return self.target_path
         shared = self.work / "target"
         shared.mkdir(parents=True, exist_ok=True)
-        lock = open(self.work / "target.lock", "a")  # noqa: SIM115 (held for the session's life)
+        locking = ExitStack()
         try:
-            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            lock.close()
+            locking.enter_context(held_lock(self.work / "target.lock"))
+        except Busy:
             self._private = Path(tempfile.mkdtemp(prefix="target-", dir=self.work))
             saved = shared / PARTIAL_PARSE
             if saved.exists():
                 shutil.copy2(saved, self._private / PARTIAL_PARSE)
             self.target_path = self._private
         else:
-            self._lock = lock
+            self._lock = locking
             self.target_path = shared
         return self.target_path
 
     def close(self) -> None:
-        """Let go of the target folder (a private copy is removed)."""
+        """Let go of the target folder (a private copy is removed, and so is the lock file)."""
         if self._private is not None:
             shutil.rmtree(self._private, ignore_errors=True)
             self._private = None

@@ -7,8 +7,12 @@ log file is added, changed or removed, it waits until the folder has been still 
 seconds (default 2: a writer's burst of lines is one refresh, not many), refreshes the marts with
 the same crash-safe build as `runlens build` (runlens/build.py) in this process, whose dbt has
 parsed the project once (runlens.dbt_session: a refresh pays for its nodes only), and renders the
-index and the pages of the collections whose marts changed. Each refresh prints one line. Ctrl-C
-stops it; a refresh it interrupts leaves the database as the last finished refresh left it.
+index and the pages of the collections whose marts changed. A refresh prints one line when it starts
+(the files that changed, by name) and one when it ends (its figures). Ctrl-C or SIGTERM stops the
+watch at any moment (runlens/stopping.py: within 2 s, exit status 128 + the signal), with one line
+that says what state the database and the pages are in: a refresh cut short leaves the database
+as the last finished refresh left it (the build's copy and lock removed); cut short while
+rendering, the pages older than the database are named with the command that renders them.
 
 Which pages changed: for every mart with a `collection` column (runlens.mart_catalog), a hash of
 each collection's rows, before and after the refresh; a collection whose hash differs, or that is
@@ -36,8 +40,11 @@ from runlens.plural import plural
 from runlens.raw_logs.listing import RawFolderError, list_log_files
 from runlens.report.data import load_data_quality_totals
 from runlens.reporting import DEFAULT_OUT
+from runlens.stopping import Stopping
+from runlens.stopping import stop_requested as _stop_requested
 
 SHOWN_COLLECTIONS = 3
+SHOWN_FILES = 3
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -47,6 +54,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--interval", type=float, default=1.0, help="seconds between looks at the folder")
     parser.add_argument("--settle", type=float, default=2.0, help="seconds the folder must be still before a refresh")
     parser.add_argument("-v", "--verbose", action="store_true", help="show dbt's log (else it goes to a file)")
+
+
+def check_stop() -> None:
+    """Raise KeyboardInterrupt when Ctrl-C or SIGTERM came while an `except` took it for an error."""
+    if _stop_requested():
+        raise KeyboardInterrupt
 
 
 def folder_state(raw: Path) -> tuple:
@@ -75,8 +88,40 @@ def changed_collections(before: dict[str, int], after: dict[str, int]) -> set[st
     return {collection for collection, value in after.items() if before.get(collection) != value}
 
 
-def refresh_line(database: Path, seconds: float, files_changed: int, rendered: list[str]) -> str:
-    """The one line a refresh prints, its figures read from the marts."""
+def database_identity(database: Path) -> tuple | None:
+    """Which file the database is (a build swaps a new one in), None when there is none."""
+    try:
+        stat = database.stat()
+    except FileNotFoundError:
+        return None
+    return stat.st_ino, stat.st_mtime_ns
+
+
+def file_changes(before: tuple, after: tuple) -> list[str]:
+    """What changed between two states of the folder, one entry per file: `new a.jsonl`,
+    `changed b.jsonl`, `removed c.jsonl`, in the order of their paths."""
+    old, new = dict(before), dict(after)
+    changes = []
+    for path in sorted(old.keys() | new.keys()):
+        if path not in old:
+            changes.append(f"new {path}")
+        elif path not in new:
+            changes.append(f"removed {path}")
+        elif old[path] != new[path]:
+            changes.append(f"changed {path}")
+    return changes
+
+
+def changes_phrase(changes: list[str]) -> str:
+    """`1 file changed (new a.jsonl)`: the count and the first few files by name."""
+    shown = "; ".join(changes[:SHOWN_FILES])
+    if len(changes) > SHOWN_FILES:
+        shown += f"; and {len(changes) - SHOWN_FILES} more"
+    return f"{plural(len(changes), 'file')} changed ({shown})"
+
+
+def refresh_line(database: Path, seconds: float, rendered: list[str]) -> str:
+    """The one line a finished refresh prints, its figures read from the marts."""
     with duckdb.connect(str(database), read_only=True) as connection:
         lines = load_data_quality_totals(connection)
         runs = fetch(connection, "runs", Runs)[0]
@@ -84,12 +129,15 @@ def refresh_line(database: Path, seconds: float, files_changed: int, rendered: l
     if len(rendered) > SHOWN_COLLECTIONS:
         pages += f" and {len(rendered) - SHOWN_COLLECTIONS} more"
     return (
-        f"runlens: {datetime.now().strftime('%H:%M:%S')} refreshed in {seconds:.1f} s "
-        f"({plural(files_changed, 'file')} changed): {plural(lines.files, 'log file')}, "
+        f"runlens: {clock()} refreshed in {seconds:.1f} s: {plural(lines.files, 'log file')}, "
         f"{lines.accepted} lines accepted, {lines.rejected} rejected, "
         f"{runs.analysed} runs analysed, {runs.excluded} excluded; "
         f"pages: index{', ' + pages if pages else ''}"
     )
+
+
+def clock() -> str:
+    return datetime.now().strftime("%H:%M:%S")
 
 
 class Watcher:
@@ -103,27 +151,40 @@ class Watcher:
         self.say = say or (lambda line: print(line, flush=True))  # one line per refresh, as it happens
         self.state: tuple = ()
         self.refreshes = 0
+        self.phase = "starting"  # starting, watching, building, rendering
+        self.last_refresh: str | None = None  # the clock time of the last finished refresh
+        self.pages_behind = False  # a refresh replaced the database and its pages were not all rendered
+        self.database_before: tuple | None = None  # the database file when the refresh began
 
     def refresh(self, state: tuple) -> bool:
         """Build and render; False when the build failed (the database is as it was)."""
         from runlens.report.render import ReportError, render_reports
 
         started = time.perf_counter()
-        files_changed = len(set(state) ^ set(self.state))
+        self.phase, self.database_before = "building", database_identity(self.database)
+        if self.refreshes:
+            self.say(f"runlens: {clock()} {changes_phrase(file_changes(self.state, state))}: refreshing")
         self.state = state
         before = collection_hashes(self.database) if self.refreshes else {}
         outcome = building.build(self.raw, self.database, session=self.session, reports=None)
+        check_stop()
         if outcome.returncode != 0:
+            self.phase = "watching"
             return False
+        self.phase, self.pages_behind = "rendering", True
         after = collection_hashes(self.database)
         changed = sorted(changed_collections(before, after)) if self.refreshes else sorted(after)
         try:
             render_reports(self.database, self.out, only=changed)
         except ReportError as error:
+            check_stop()
             self.say(f"runlens: {error}")
+            self.phase = "watching"
             return False
+        check_stop()
         self.refreshes += 1
-        self.say(refresh_line(self.database, time.perf_counter() - started, files_changed, changed))
+        self.last_refresh, self.pages_behind, self.phase = clock(), False, "watching"
+        self.say(refresh_line(self.database, time.perf_counter() - started, changed))
         return True
 
     def wait_for_change(self, interval: float, settle: float) -> tuple:
@@ -141,23 +202,46 @@ class Watcher:
                     state, still_since = now, time.monotonic()
             return state
 
+    def stopped_line(self) -> str:
+        """The one line that says, when the watch stops, what state the database and pages are in."""
+        database, out = self.database, self.out
+        if self.phase == "building" and database_identity(database) != self.database_before:
+            self.pages_behind = True  # the build swapped its database in: the pages were next
+        if self.pages_behind:
+            return (
+                f"runlens: stopped while rendering; {database} holds the newest refresh, but some pages in {out} "
+                f"are older: `runlens report --db {database} --out {out}` renders them all"
+            )
+        if self.last_refresh is None:
+            state = "as it was" if database.exists() else "not built yet"
+            return f"runlens: stopped before the first build finished; {database} is {state}"
+        during = " during a refresh" if self.phase == "building" else ""
+        return (
+            f"runlens: stopped{during}; {database} holds the last finished refresh ({self.last_refresh}), "
+            f"and the pages in {out} show it"
+        )
+
 
 def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     if args.interval <= 0 or args.settle < 0:
         parser.error("--interval must be more than 0 and --settle 0 or more")
     with DbtSession(verbose=args.verbose) as session:
         watcher = Watcher(args.logs, args.db, args.out, session)
-        try:
-            building.check_inputs(watcher.raw, watcher.database)
-            watcher.say(
-                f"runlens: watching {watcher.raw} (Ctrl-C stops); database {watcher.database}, pages {args.out}"
-            )
-            watcher.refresh(folder_state(watcher.raw))
-            while True:
-                watcher.refresh(watcher.wait_for_change(args.interval, args.settle))
-        except KeyboardInterrupt:
-            print(f"runlens: stopped; {watcher.database} holds the last finished refresh", file=sys.stderr)
-            return 130
-        except RawFolderError as error:
-            print(f"runlens: {error}", file=sys.stderr)
-            return 2
+        building.check_inputs(watcher.raw, watcher.database)
+        with Stopping(watcher.stopped_line).installed() as stopping, stopping.cleanup(session.close):
+            try:
+                watcher.say(
+                    f"runlens: watching {watcher.raw} (Ctrl-C stops); database {watcher.database}, pages {args.out}"
+                )
+                watcher.refresh(folder_state(watcher.raw))
+                watcher.phase = "watching"
+                while True:
+                    check_stop()
+                    watcher.refresh(watcher.wait_for_change(args.interval, args.settle))
+            except BaseException as error:  # an interrupt (DuckDB raises its own error for one)
+                if not stopping.requested and not isinstance(error, KeyboardInterrupt):
+                    if isinstance(error, RawFolderError):
+                        print(f"runlens: {error}", file=sys.stderr)
+                        return 2
+                    raise
+                return stopping.end()

@@ -5,6 +5,7 @@
   content or the new, never a half-written file. Text is encoded UTF-8 and written byte for byte (newlines
   exactly as given, no translation). A replaced file keeps its permission bits; a new one gets
   ``0o666`` minus the umask, like ``open()`` would give it (not the temp file's ``0o600``).
+* ``remove_partial_files`` removes the temporary files of writes a stopped process left (``.<name>.*.tmp``).
 * ``write_if_changed`` does the same but leaves a file that already holds exactly these bytes untouched.
 """
 
@@ -135,3 +136,10 @@ def remove_unwritten(folder: Path, written: set[str], page_files: frozenset[str]
     for name in page_files - written:
         with contextlib.suppress(FileNotFoundError):
             (folder / name).unlink()
+
+
+def remove_partial_files(root: Path) -> None:
+    """The temporary files of atomic writes that never finished, below root."""
+    for partial in Path(root).rglob(".*.tmp"):
+        with contextlib.suppress(OSError):
+            partial.unlink()

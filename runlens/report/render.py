@@ -26,10 +26,11 @@ from runlens.report.chart import (
     position_comparison_png,
 )
 from runlens.report.data import CollectionSummary, IndexData, load_index, load_profile
-from runlens.report.files import remove_stale_pages, remove_unwritten, safe_path, write_atomic
+from runlens.report.files import remove_partial_files, remove_stale_pages, remove_unwritten, safe_path, write_atomic
 from runlens.report.markdown import escape_code, escape_text, unique_slugs
 from runlens.report.timeline import timeline_png
 from runlens.report.words import KIND_WORDS, REASON_WORDS, SOURCE_WORDS, time
+from runlens.stopping import undone_on_exit
 
 TEMPLATES = Path(__file__).with_name("templates")
 # every mart declared below models/marts: a database that lacks one was built by another version
@@ -187,25 +188,26 @@ def render_reports(
     the pages of collections the database no longer holds."""
     connection = open_marts(db_path)
     try:
-        index = load_index(connection)
-        summaries = index.collections
-        slugs = unique_slugs(summary.collection for summary in summaries)
-        chosen = [
-            summary
-            for summary in summaries
-            if collection in (None, summary.collection) and (only is None or summary.collection in only)
-        ]
-        if collection is not None and not chosen:
-            known = ", ".join(summary.collection for summary in summaries) or "none"
-            raise ReportError(f"no collection named {collection!r} in {db_path} (known: {known})")
-        env = environment()
-        written = [
-            render_profile(env, connection, summary, safe_path(out_dir, slugs[summary.collection]))
-            for summary in chosen
-        ]
-        if collection is None:
-            written.append(render_index(env, index, db_path, slugs, out_dir))
-            remove_stale_pages(out_dir, set(slugs.values()), PAGE_FILES)
-        return written
+        with undone_on_exit(lambda: remove_partial_files(out_dir)):
+            index = load_index(connection)
+            summaries = index.collections
+            slugs = unique_slugs(summary.collection for summary in summaries)
+            chosen = [
+                summary
+                for summary in summaries
+                if collection in (None, summary.collection) and (only is None or summary.collection in only)
+            ]
+            if collection is not None and not chosen:
+                known = ", ".join(summary.collection for summary in summaries) or "none"
+                raise ReportError(f"no collection named {collection!r} in {db_path} (known: {known})")
+            env = environment()
+            written = [
+                render_profile(env, connection, summary, safe_path(out_dir, slugs[summary.collection]))
+                for summary in chosen
+            ]
+            if collection is None:
+                written.append(render_index(env, index, db_path, slugs, out_dir))
+                remove_stale_pages(out_dir, set(slugs.values()), PAGE_FILES)
+            return written
     finally:
         connection.close()
