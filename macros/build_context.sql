@@ -1,26 +1,19 @@
 {#-
-    What a build runs with, for the marts that depend on it (dim_build, the live-run marts):
+    What a build runs with, for the marts that depend on it (dim_build, the live-run marts), read
+    from the build context the reader wrote (stg_build_context, source runlens_raw.build_context)
+    when the build runs, so that none of it is part of what dbt parses or compiles:
 
-    - build_raw_dir(): the raw folder the build reads. DuckDB: its absolute path, from the plugin
-      when the build runs (runlens/raw_logs/duckdb_plugin.py). PostgreSQL and Spark: RUNLENS_RAW_DIR
-      as given (default data/sample).
+    - build_raw_dir(): the raw folder the build read (its absolute path).
     - build_as_of(): the instant every "now"-dependent figure is computed as of: the dbt var
-      `as_of` when set, else RUNLENS_AS_OF when set, else the moment the build started
-      (build_started_at, macros/incremental_state.sql). A pinned time is ISO 8601 (`2026-12-01T12:00:00Z`; without an offset
-      it is UTC) and is held as naive UTC like every timestamp in the marts.
+      `as_of` when set, else the time RUNLENS_AS_OF or the folder's runlens_as_of.txt pins
+      (runlens/raw_logs/as_of.py), else the moment the reading began (build_started_at,
+      macros/incremental_state.sql). A pinned time is ISO 8601 (`2026-12-01T12:00:00Z`; without an
+      offset it is UTC) and is held as naive UTC like every timestamp in the marts.
     - build_as_of_source(): 'pinned' or 'build_start'.
 -#}
 
 {% macro build_raw_dir() -%}
-    {{- return(adapter.dispatch('build_raw_dir', 'runlens')()) -}}
-{%- endmacro %}
-
-{% macro duckdb__build_raw_dir() -%}
-    runlens_raw_dir()
-{%- endmacro %}
-
-{% macro default__build_raw_dir() -%}
-    {{- dbt.string_literal(env_var('RUNLENS_RAW_DIR', 'data/sample')) -}}
+    (select build_context.raw_dir from {{ ref('stg_build_context') }} as build_context)
 {%- endmacro %}
 
 {% macro as_of_timestamp(text, origin) -%}
@@ -47,21 +40,7 @@
     {%- if pinned is not none and pinned | string | trim != '' -%}
         {{- runlens.as_of_timestamp(pinned, 'as_of') -}}
     {%- else -%}
-        {{- adapter.dispatch('build_pinned_as_of_from_env', 'runlens')() -}}
-    {%- endif -%}
-{%- endmacro %}
-
-{% macro duckdb__build_pinned_as_of_from_env() -%}
-    {#- read by the plugin when the build runs: no parsing again when RUNLENS_AS_OF changes -#}
-    runlens_pinned_as_of()
-{%- endmacro %}
-
-{% macro default__build_pinned_as_of_from_env() -%}
-    {%- set pinned = env_var('RUNLENS_AS_OF', '') -%}
-    {%- if pinned | trim != '' -%}
-        {{- runlens.as_of_timestamp(pinned, 'RUNLENS_AS_OF') -}}
-    {%- else -%}
-        cast(null as {{ dbt.type_timestamp() }})
+        (select build_context.pinned_as_of from {{ ref('stg_build_context') }} as build_context)
     {%- endif -%}
 {%- endmacro %}
 
@@ -71,4 +50,18 @@
 
 {% macro build_as_of_source() -%}
     case when {{ runlens.build_pinned_as_of() }} is null then 'build_start' else 'pinned' end
+{%- endmacro %}
+
+{#- True when the reading had no error; on DuckDB, whose reader runs while dbt connects, an error
+    stops the build with its line. The other engines' readers run before dbt and stop there. -#}
+{% macro stop_on_reading_error(reading_error) -%}
+    {{ return(adapter.dispatch('stop_on_reading_error', 'runlens')(reading_error)) }}
+{%- endmacro %}
+
+{% macro default__stop_on_reading_error(reading_error) -%}
+    {{ reading_error }} is null
+{%- endmacro %}
+
+{% macro duckdb__stop_on_reading_error(reading_error) -%}
+    case when {{ reading_error }} is null then true else error({{ reading_error }}) end
 {%- endmacro %}

@@ -3,9 +3,11 @@
     files it has no rows for; new and changed files are read whole, removed ones leave, nothing is
     duplicated. Every row carries loaded_at, when the build that read it started. -#}
 
-{#- The start of this dbt invocation (UTC), the same in every model of a build. -#}
+{#- When the reading behind this build began (UTC; stg_build_context), the same in every model of a
+    build: read from the database when the build runs, so the compiled SQL of a build holds no
+    time of its own. -#}
 {% macro build_started_at() -%}
-    cast('{{ run_started_at.strftime("%Y-%m-%d %H:%M:%S.%f") }}' as {{ dbt.type_timestamp() }})
+    (select build_context.build_started_at from {{ ref('stg_build_context') }} as build_context)
 {%- endmacro %}
 
 {#- Pre-hook of stg_log_lines: forget the rows of files that are gone or changed since. -#}
@@ -17,7 +19,7 @@
             -- plugin's function) once per file read before
             select read_files.file_path
             from {{ this }} as read_files
-            left join {{ source('runlens_logs', 'log_files') }} as log_files
+            left join {{ source('runlens_raw', 'log_files') }} as log_files
                 on
                     read_files.file_path = log_files.file_path
                     and read_files.file_fingerprint = log_files.file_fingerprint

@@ -13,6 +13,7 @@
     {#- named here whatever the branch, so that dbt sees the dependency when it parses the test -#}
     {%- if changed == 'run_id' %}{% set versions = ref('int_run_versions') %}{% endif -%}
     {%- if changed == 'file_path' %}{% set lines = ref('stg_log_lines') %}{% endif -%}
+    {%- if changed %}{% set context = ref('stg_build_context') %}{% endif -%}
     {%- if not changed or flags.WHICH not in ('build', 'run') -%}
         true
     {%- elif changed == 'computed_at' -%}

@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
+from runlens import dbt_build
 from runlens.build_summary import summary
 from runlens.database import DATABASE_VARIABLE, DEFAULT_DATABASE
 from runlens.dbt_session import DbtSession, Invocation
@@ -73,6 +74,7 @@ class BuildOutcome:
     raw: Path
     has_logs: bool = True
     invocations: list[Invocation] = field(default_factory=list)
+    up_to_date: bool = False  # nothing changed since the database was built: no model ran
 
 
 def database_path(db: str | Path | None = None) -> Path:
@@ -145,21 +147,66 @@ def show_failure(invocation: Invocation, session: DbtSession, err: TextIO) -> No
         print(line, file=err)
     if len(invocation.errors) > SHOWN_ERRORS:
         print(f"... and {len(invocation.errors) - SHOWN_ERRORS} more errors", file=err)
-    print(f"(dbt's log: {session.log_path / 'dbt.log'})", file=err)
+    if not invocation.replayed:
+        print(f"(dbt's log: {session.log_path / 'dbt.log'})", file=err)
 
 
 def write_timings(path: Path, invocations: list[Invocation]) -> None:
     """dbt's elapsed time and each node's seconds, in the shape of dbt's run_results.json (what the
     benchmark reads: scripts/benchmark/measure.py where_time_goes), without dbt writing its
-    artifacts."""
-    last = invocations[-1]
+    artifacts; and for each dbt command, whether it parsed the project and whether it ran dbt's
+    recorded plan (runlens/dbt_build.py) instead of dbt."""
+    last = invocations[-1] if invocations else Invocation([], success=True, elapsed_seconds=0.0)
     results = [
         {"unique_id": node.unique_id, "status": node.status, "execution_time": node.execution_seconds}
         for node in last.results
     ]
     parsed = [invocation.parsed for invocation in invocations]
-    document = {"elapsed_time": last.elapsed_seconds, "parsed": parsed, "results": results}
+    replayed = [invocation.replayed for invocation in invocations]
+    document = {"elapsed_time": last.elapsed_seconds, "parsed": parsed, "replayed": replayed, "results": results}
     path.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
+
+
+def refresh_copy(
+    session: DbtSession, raw: Path, database: Path, dbt_args: Sequence[str], outcome: BuildOutcome, timings, err
+) -> None:
+    """Build a copy of the database and swap it in when dbt's build (or its plan) succeeded; on a
+    failure the database stays as it was and outcome.returncode says so."""
+    building = database.with_name(database.name + ".next")
+    with undone_on_exit(lambda: remove_copy(building)):
+        copy_for_building(database, building)
+        environment = {"RUNLENS_DB": str(building), "RUNLENS_RAW_DIR": str(raw)}
+        try:
+            invocation = dbt_build.build(session, raw, building, [*REFRESH, *dbt_args], environment)
+            outcome.invocations.append(invocation)
+            if not invocation.success and "--full-refresh" not in dbt_args and out_of_date(invocation):
+                print(
+                    f"runlens: {database} was built by an earlier runlens whose tables differ from this one's: "
+                    "building it again whole from the raw logs (--full-refresh)",
+                    file=err,
+                )
+                invocation = dbt_build.build(
+                    session, raw, building, [*REFRESH, *dbt_args, "--full-refresh"], environment
+                )
+                outcome.invocations.append(invocation)
+        except BaseException:
+            remove_copy(building)
+            raise
+        if timings is not None:
+            write_timings(timings, outcome.invocations)
+        if isinstance(invocation.error, KeyboardInterrupt) or stop_requested():
+            remove_copy(building)
+            raise KeyboardInterrupt
+        if not invocation.success:
+            remove_copy(building)
+            show_failure(invocation, session, err)
+            print(f"runlens: dbt build failed; {database} still holds the previous build", file=err)
+            outcome.returncode = invocation.returncode
+            return
+        with open(building, "rb+") as handle:
+            os.fsync(handle.fileno())
+        os.replace(building, database)
+        fsync_directory(database.parent)
 
 
 def build(
@@ -182,46 +229,23 @@ def build(
     outcome = BuildOutcome(0, database, raw, has_logs)
     own_session = session is None
     session = session or DbtSession()
-    building = database.with_name(database.name + ".next")
     lock_path = database.with_name(database.name + ".lock")
     try:
-        with held_lock(lock_path), undone_on_exit(lambda: remove_copy(building)):
-            copy_for_building(database, building)
-            environment = {"RUNLENS_DB": str(building), "RUNLENS_RAW_DIR": str(raw)}
-            try:
-                invocation = session.invoke([*REFRESH, *dbt_args], env=environment)
-                outcome.invocations.append(invocation)
-                if not invocation.success and "--full-refresh" not in dbt_args and out_of_date(invocation):
-                    print(
-                        f"runlens: {database} was built by an earlier runlens whose tables differ from this one's: "
-                        "building it again whole from the raw logs (--full-refresh)",
-                        file=err,
-                    )
-                    invocation = session.invoke([*REFRESH, *dbt_args, "--full-refresh"], env=environment)
-                    outcome.invocations.append(invocation)
-            except BaseException:
-                remove_copy(building)
-                raise
-            if timings is not None:
-                write_timings(timings, outcome.invocations)
-            if isinstance(invocation.error, KeyboardInterrupt) or stop_requested():
-                remove_copy(building)
-                raise KeyboardInterrupt
-            if not invocation.success:
-                remove_copy(building)
-                show_failure(invocation, session, err)
-                print(f"runlens: dbt build failed; {database} still holds the previous build", file=err)
-                outcome.returncode = invocation.returncode
-                return outcome
-            with open(building, "rb+") as handle:
-                os.fsync(handle.fileno())
-            os.replace(building, database)
-            fsync_directory(database.parent)
+        with held_lock(lock_path):
+            if "--full-refresh" not in dbt_args and dbt_build.up_to_date(session, raw, database, [*REFRESH, *dbt_args]):
+                outcome.up_to_date = True
+                print(f"runlens: nothing changed since {database} was built: no model ran", file=err)
+                if timings is not None:
+                    write_timings(timings, [])
+            else:
+                refresh_copy(session, raw, database, dbt_args, outcome, timings, err)
     except Busy:
         raise UsageError(f"another build holds {lock_path}: wait for it to finish, then build again") from None
     finally:
         if own_session:
             session.close()
+    if outcome.returncode != 0:
+        return outcome
     if not has_logs:
         print(f"runlens: {no_logs_note(str(raw))}", file=err)
     if reports is not None:

@@ -20,8 +20,25 @@ DATABASE_VARIABLE = "RUNLENS_DB"
 DEFAULT_DATABASE = "runlens.duckdb"
 CATALOG = "runlens"  # profiles.yml: `database` and the stand-in attachment's alias
 # DuckDB's limits (dbt's `threads` in profiles.yml is how many models run at once): past
-# memory_limit DuckDB spills to <db>.tmp instead of growing (docs/benchmarks.md, 1M runs)
-LIMITS = {"threads": ("RUNLENS_DUCKDB_THREADS", "2"), "memory_limit": ("RUNLENS_MEMORY_LIMIT", "3GB")}
+# memory_limit DuckDB spills to <db>.tmp instead of growing (docs/benchmarks.md, 1M runs). The
+# memory limit is MEMORY_SHARE of the machine's memory unless RUNLENS_MEMORY_LIMIT says otherwise.
+MEMORY_SHARE = 1 / 8
+MINIMUM_MEMORY_MB = 1024
+
+
+def machine_memory_limit() -> str:
+    """MEMORY_SHARE of the machine's physical memory (at least MINIMUM_MEMORY_MB), as DuckDB takes it."""
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return f"{MINIMUM_MEMORY_MB * 3}MB"
+    return f"{max(MINIMUM_MEMORY_MB, int(total * MEMORY_SHARE) // 2**20)}MB"
+
+
+LIMITS = {
+    "threads": ("RUNLENS_DUCKDB_THREADS", lambda: "2"),
+    "memory_limit": ("RUNLENS_MEMORY_LIMIT", machine_memory_limit),
+}
 
 
 # the connections attach_database attached a file to, until close_attached detaches it
@@ -49,7 +66,7 @@ def attach_database(conn) -> None:
     """Attach the database file as the catalog dbt writes (and spill beside it), with the limits."""
     path = database_path()
     for setting, (variable, default) in LIMITS.items():
-        conn.execute(f"set {setting} = {quoted(os.environ.get(variable) or default)}")
+        conn.execute(f"set {setting} = {quoted(os.environ.get(variable) or default())}")
     conn.execute(f"set temp_directory = {quoted(path + '.tmp')}")
     conn.execute(f"attach if not exists {quoted(path)} as {CATALOG}")
     conn.execute(f"use {CATALOG}")

@@ -40,7 +40,7 @@ WITHOUT_MANIFEST = {"parse", "deps", "clean", "debug", "init"}
 # options that change what dbt parses: another value needs another parse
 PARSE_OPTIONS = {"--vars", "--target", "-t", "--profile"}
 # the folders and files of a project whose change makes the parsed manifest stale
-PROJECT_INPUTS = ("dbt_project.yml", "profiles.yml", "models", "macros", "seeds", "tests", "analyses", "snapshots")
+PROJECT_INPUTS = ("dbt_project.yml", "profiles.yml", "models", "macros", "seeds", "data-tests", "analyses", "snapshots")
 ENVIRONMENT = {"DBT_SEND_ANONYMOUS_USAGE_STATS": "false"}
 LEVELS = {"debug": 0, "info": 1, "warn": 2, "error": 3}
 
@@ -71,6 +71,7 @@ class Invocation:
     errors: list[str] = field(default_factory=list)
     events: list[str] = field(default_factory=list)
     parsed: str | None = None  # why this command parsed the project first, None when it did not
+    replayed: bool = False  # run from dbt's recorded plan (runlens/dbt_build.py), not by dbt
 
     @property
     def returncode(self) -> int:

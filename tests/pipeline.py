@@ -38,8 +38,7 @@ PROJECT_PARTS = (
     "models",
     "macros",
     "seeds",
-    "tests/generic",
-    "tests/singular",
+    "data-tests",
 )
 DBT = Path(sys.executable).with_name("dbt")
 # the installed command (the venv's, from this checkout: make installs it editable)
@@ -152,7 +151,21 @@ def dbt_process(project: Path, raw_dir: Path, database: Path, *args: str, env: d
     database.parent.mkdir(parents=True, exist_ok=True)
     environment_ = environment(raw_dir, database, {"DBT_PROFILES_DIR": str(project), **(env or {})})
     command = [str(DBT), *args, "--project-dir", str(project)]
+    if in_own_process(args):
+        command = [*spark_build_command(args), "--project-dir", str(project)]
     return {"args": command, "cwd": database.parent, "env": environment_}
+
+
+def spark_build_command(args: tuple[str, ...]) -> list[str]:
+    """A Spark `dbt build` as it runs: scripts/engine_build.py reads the raw folder with Spark's
+    reader, then runs dbt's build in the same process and Spark session (unit tests included when
+    the args turn them on)."""
+    words = list(args)
+    assert words[0] == "build", f"a Spark build, not {words[0]}"
+    at = words.index("--target") if "--target" in words else words.index("-t")
+    del words[at : at + 2]
+    unit_tests = ["--with-unit-tests"] if "unit_tests: true" in " ".join(words) else []
+    return [sys.executable, str(REPO / "scripts" / "engine_build.py"), "spark", *unit_tests, *words[1:]]
 
 
 def in_own_process(args: tuple[str, ...]) -> bool:

@@ -133,7 +133,9 @@ def test_a_failed_build_shows_dbts_error_and_keeps_the_database(faulty_command_b
 
 def test_another_database_and_folder_keep_dbts_partial_parse(tmp_path):
     """dbt's own words: a fresh process that builds another database over another folder with
-    other DuckDB limits parses partially (the first build found no saved parse)."""
+    other DuckDB limits, dbt's plan left aside (RUNLENS_PLANS=off), parses partially (the first
+    build found no saved parse); with the plans, such a build runs the first build's plan and dbt
+    not at all."""
     cache = tmp_path / "cache"
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
@@ -145,12 +147,20 @@ def test_another_database_and_folder_keep_dbts_partial_parse(tmp_path):
     assert "Unable to do partial parsing because saved manifest not found" in log.read_text(encoding="utf-8")
     log.unlink()
     env = {"RUNLENS_CACHE_DIR": str(cache), "RUNLENS_MEMORY_LIMIT": "2GB", "RUNLENS_DUCKDB_THREADS": "1"}
-    second = runlens_command("build", "-v", "--logs", SAMPLE, "--db", tmp_path / "b" / "two.duckdb", env=env)
+    second = runlens_command(
+        "build", "-v", "--logs", SAMPLE, "--db", tmp_path / "b" / "two.duckdb", env={**env, "RUNLENS_PLANS": "off"}
+    )
     assert second.returncode == 0, second.stderr[-3000:]
     text = log.read_text(encoding="utf-8")
     assert "Unable to do partial parsing" not in text
     assert "Nothing changed, skipping partial parsing." in text  # dbt's debug line (-v)
     with duckdb.connect(str(tmp_path / "b" / "two.duckdb"), read_only=True) as connection:
+        assert connection.execute("select count(*) from fct_runs").fetchone()[0] > 0
+    log.unlink()
+    third = runlens_command("build", "--logs", SAMPLE, "--db", tmp_path / "b" / "three.duckdb", env=env)
+    assert third.returncode == 0, third.stderr[-3000:]
+    assert not log.exists()  # dbt never ran
+    with duckdb.connect(str(tmp_path / "b" / "three.duckdb"), read_only=True) as connection:
         assert connection.execute("select count(*) from fct_runs").fetchone()[0] > 0
 
 
@@ -170,13 +180,14 @@ print(json.dumps([[i.parsed for i in o.invocations] + [o.returncode] for o in (f
 
 
 def test_one_process_parses_once_for_every_later_build(tmp_path):
-    """Three builds in one session, two databases: only the first parses."""
+    """Three builds in one session, two databases, dbt's plans left aside (dbt runs every time):
+    only the first parses."""
     result = subprocess.run(
         [sys.executable, "-c", IN_PROCESS, str(tmp_path), str(SAMPLE), str(FAULTY)],
         capture_output=True,
         text=True,
         check=False,
-        env={**os.environ, "RUNLENS_AS_OF": "2025-03-10T12:00:00Z"},
+        env={**os.environ, "RUNLENS_AS_OF": "2025-03-10T12:00:00Z", "RUNLENS_PLANS": "off"},
     )
     assert result.returncode == 0, result.stderr[-3000:]
     assert json.loads(result.stdout.splitlines()[-1]) == [["not parsed yet", 0], [None, 0], [None, 0]]
@@ -314,7 +325,9 @@ def test_watch_refreshes_the_pages_of_the_collections_that_changed(tmp_path):
             process.kill()
             _, stderr = process.communicate()
     assert process.returncode == 130, stderr
-    assert stderr.splitlines()[-1].startswith(f"runlens: stopped; {tmp_path / DATABASE} holds the last finished refresh")
+    assert stderr.splitlines()[-1].startswith(
+        f"runlens: stopped; {tmp_path / DATABASE} holds the last finished refresh"
+    )
     with duckdb.connect(str(tmp_path / DATABASE), read_only=True) as connection:
         assert connection.execute("select count(*) from fct_runs where run_id = 'gamma-1'").fetchone() == (1,)
 
@@ -376,7 +389,7 @@ def test_the_wheel_gives_a_runlens_command_that_works_from_any_folder(installed_
     assert (project / "dbt_project.yml").exists() and (project / "models").is_dir()
     assert not (project / "target").exists() and not (project / "logs").exists()  # dbt wrote to the cache
     assert list((root / "cache").glob("*/target/partial_parse.msgpack"))
-    assert {path.name for path in work.iterdir()} == {DATABASE, f"{DATABASE}.lock", "reports"}
+    assert {path.name for path in work.iterdir()} == {DATABASE, "reports"}  # no lock file left behind
 
 
 @pytest.mark.parametrize("flag", ["--help", "--version"])

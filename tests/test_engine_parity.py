@@ -25,11 +25,13 @@ from pathlib import Path
 import pytest
 from engines.connections import postgres_connection, postgres_settings
 from engines.parity import compare, load_marts, read_duckdb, read_postgres, read_spark
-from engines.raw_loader import load
 from pipeline import DATABASE, REPO, UNIT_TESTS, Project, run_dbt
 from prebuilt import Prebuilds, prebuilt
 
-from runlens.raw_logs.folder_metadata import COLLECTIONS_FILE, collections_vars
+from runlens.dbt_session import environment
+from runlens.raw_logs.as_of import SAMPLE_AS_OF
+from runlens.raw_logs.folder_metadata import COLLECTIONS_FILE
+from runlens.raw_logs.postgres_reader import refresh as read_into_postgres
 
 FAULTY = REPO / "tests" / "fixtures" / "faulty"
 SAMPLE = REPO / "data" / "sample"
@@ -146,9 +148,10 @@ def postgres_build(builds: Prebuilds) -> tuple[subprocess.CompletedProcess, dict
     raw = every_dataset(builds)
     drop_schemas(SCHEMA, SCHEMA + "_raw")
     connection = postgres_connection(postgres_settings())
-    summary = load(str(raw), connection, SCHEMA + "_raw")
+    with environment({"RUNLENS_AS_OF": SAMPLE_AS_OF}):  # as every test build judges live runs
+        summary = read_into_postgres(connection, str(raw), SCHEMA + "_raw")
     connection.close()
-    assert summary.loaded_files == summary.files > 0
+    assert summary.read_files == summary.files > 0
     database = builds.mktemp("engines_postgres") / "unused.duckdb"
     result = run_dbt(
         ENGINES_PROJECT,
@@ -157,8 +160,7 @@ def postgres_build(builds: Prebuilds) -> tuple[subprocess.CompletedProcess, dict
         "build",
         "--target",
         "postgres",
-        "--vars",
-        collections_vars(raw, unit_tests=True),
+        *UNIT_TESTS,
         env={"RUNLENS_PG_SCHEMA": SCHEMA},
     )
     return result, (read_postgres(postgres_settings(SCHEMA), MARTS) if result.returncode == 0 else {})
@@ -208,8 +210,7 @@ def spark_build_once(builds: Prebuilds) -> tuple[subprocess.CompletedProcess, Pa
         "build",
         "--target",
         "spark",
-        "--vars",
-        collections_vars(raw, unit_tests=True),
+        *UNIT_TESTS,
         env=environment,
     )
     return result, folder
@@ -234,30 +235,31 @@ def test_spark_builds_the_same_marts(spark_build, duckdb_reference):
     assert_same_marts(duckdb_reference[1], marts, "spark")
 
 
-def raw_rows(schema: str) -> list[tuple]:
+def raw_lines(schema: str) -> list[tuple]:
     connection = postgres_connection(postgres_settings())
     with connection, connection.cursor() as cursor:
         cursor.execute(
-            f'select file_path, text, invalid_line_numbers, read_error from "{schema}".log_files order by file_path'
+            f'select file_path, line_number, text, is_invalid_utf8, is_blank from "{schema}".log_lines order by 1, 2'
         )
         rows = cursor.fetchall()
     connection.close()
     return rows
 
 
-def load_into(raw_dir: Path, schema: str):
+def read_into(raw_dir: Path, schema: str):
     connection = postgres_connection(postgres_settings())
     try:
-        return load(str(raw_dir), connection, schema)
+        return read_into_postgres(connection, str(raw_dir), schema)
     finally:
         connection.close()
 
 
-def test_postgres_loader_follows_the_folder_by_fingerprint(tmp_path):
-    """New files load, a grown file reloads whole (never duplicated), a removed file leaves,
-    unchanged files are not read again; a NUL becomes the text \\u0000."""
+def test_postgres_reader_follows_the_folder_by_fingerprint(tmp_path):
+    """New files are read, a grown file is read again whole (never duplicated), a removed file's
+    lines leave, unchanged files are not read again; lines by the line rules (CR, invalid UTF-8);
+    a NUL becomes the text \\u0000."""
     require_postgres()
-    schema = "runlens_loader_test"
+    schema = "runlens_reader_test"
     drop_schemas(schema)
     raw = tmp_path / "raw"
     raw.mkdir()
@@ -265,27 +267,32 @@ def test_postgres_loader_follows_the_folder_by_fingerprint(tmp_path):
     (raw / "b.jsonl").write_bytes(b'{"n": 3}\r\n\xff\n')
     (raw / "c.jsonl").write_bytes(b'{"n": "\x00"}\n')
 
-    first = load_into(raw, schema)
-    assert (first.files, first.loaded_files, first.loaded_lines, first.removed_files) == (3, 3, 5, 0)
-    assert raw_rows(schema) == [
-        ("a.jsonl", '{"n": 1}\n{"n": 2}\n', [], None),
-        ("b.jsonl", '{"n": 3}\r\n\\xFF\n', [2], None),
-        ("c.jsonl", '{"n": "\\u0000"}\n', [], None),
+    first = read_into(raw, schema)
+    assert (first.files, first.read_files, first.read_lines, first.forgotten_files) == (3, 3, 5, 0)
+    assert raw_lines(schema) == [
+        ("a.jsonl", 1, '{"n": 1}', False, False),
+        ("a.jsonl", 2, '{"n": 2}', False, False),
+        ("b.jsonl", 1, '{"n": 3}', False, False),
+        ("b.jsonl", 2, "\\xFF", True, False),
+        ("c.jsonl", 1, '{"n": "\\u0000"}', False, False),
     ]
 
     with open(raw / "a.jsonl", "ab") as grown:
         grown.write(b'{"n": 4}\n')
     os.utime(raw / "a.jsonl", ns=(1, 2_000_000_000))  # a new mtime even on a coarse clock
     (raw / "c.jsonl").unlink()
-    second = load_into(raw, schema)
-    assert (second.files, second.loaded_files, second.loaded_lines, second.removed_files) == (2, 1, 3, 1)
-    assert [row[:2] for row in raw_rows(schema)] == [
-        ("a.jsonl", '{"n": 1}\n{"n": 2}\n{"n": 4}\n'),
-        ("b.jsonl", '{"n": 3}\r\n\\xFF\n'),
+    second = read_into(raw, schema)
+    assert (second.files, second.read_files, second.read_lines, second.forgotten_files) == (2, 1, 3, 2)
+    assert [row[:3] for row in raw_lines(schema)] == [
+        ("a.jsonl", 1, '{"n": 1}'),
+        ("a.jsonl", 2, '{"n": 2}'),
+        ("a.jsonl", 3, '{"n": 4}'),
+        ("b.jsonl", 1, '{"n": 3}'),
+        ("b.jsonl", 2, "\\xFF"),
     ]
 
-    third = load_into(raw, schema)
-    assert (third.loaded_files, third.loaded_lines, third.removed_files) == (0, 0, 0)
+    third = read_into(raw, schema)
+    assert (third.read_files, third.read_lines, third.forgotten_files) == (0, 0, 0)
     drop_schemas(schema)
 
 

@@ -27,7 +27,6 @@ from prebuilt import Prebuilds, prebuilt
 from runlens.plural import plural
 from runlens.raw_logs import duckdb_plugin
 from runlens.raw_logs.as_of import AsOfError, parse_as_of
-from runlens.raw_logs.listing import RawFolderError
 from runlens.report import rules
 from runlens.report.data import DataQuality
 
@@ -179,16 +178,19 @@ def test_postgres_build_checks_the_folder_the_same_way(tmp_path):
 # a plain `dbt build`: the plugin's listing raises, and dbt's error carries the same line
 
 
-def test_plugin_listing_raises_the_runlens_line_on_a_line_of_its_own(tmp_path, monkeypatch):
+def test_plugin_reading_writes_the_runlens_line_on_a_line_of_its_own(tmp_path, monkeypatch):
+    """A folder that cannot be read: the plugin's reading (while dbt connects) raises nothing and
+    leaves its line in the build context, for stg_build_context to stop the build with."""
     monkeypatch.setenv("RUNLENS_RAW_DIR", str(tmp_path / "nope"))
-    with pytest.raises(RawFolderError) as raised:
-        duckdb_plugin.log_files()
-    assert str(raised.value) == f"\nrunlens: raw log folder {tmp_path / 'nope'} does not exist: {WHAT_TO_DO}"
+    with duckdb.connect() as connection:
+        duckdb_plugin.read_raw_folder(connection, "main", full=False)
+        (error,) = connection.execute("select reading_error from main_raw.build_context").fetchone()
+    assert error == f"\nrunlens: raw log folder {tmp_path / 'nope'} does not exist: {WHAT_TO_DO}"
 
 
 @prebuilt()
 def plain_dbt_build_of_a_file(builds: Prebuilds):
-    """`dbt build --select stg_log_lines` (no runlens command; its unit tests left out) over a file."""
+    """`dbt build --select +stg_log_lines` (no runlens command; its unit tests left out) over a file."""
     root = builds.mktemp("plain_dbt")
     log = root / "run.jsonl"
     log.write_text("{}\n")
@@ -198,7 +200,7 @@ def plain_dbt_build_of_a_file(builds: Prebuilds):
         root / "db" / DATABASE,
         "build",
         "--select",
-        "stg_log_lines",
+        "+stg_log_lines",
         "--exclude-resource-type",
         "unit_test",
     )

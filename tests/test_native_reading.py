@@ -1,13 +1,12 @@
-"""DuckDB reads the plain UTF-8 logs itself; the plugin only what DuckDB cannot (issue 24).
+"""DuckDB reads the plain UTF-8 logs itself; Python only what DuckDB cannot (issue 24).
 
 The same raw folder (the bundled sample, the faulty fixture and files of every awkward kind from
 tests/test_line_rules.py) is built three ways: as a build reads it (DuckDB reads the plain files,
-the plugin the rest), with every file sent through the plugin (RUNLENS_READER=plugin, the reader
-before issue 24), and with chunks so small that every file larger than 2 KB goes through the plugin
-in pieces (RUNLENS_CHUNK_BYTES). Every mart, and every row of stg_log_lines but the time it was
-loaded, must be the same each way. Which files take which way is checked on the plugin's own
-answer (runlens/raw_logs/handover.py), and a file this user may not read is not handed to DuckDB,
-whose readers would stop the build on it.
+Python the rest), with every file read in Python (RUNLENS_READER=python), and with chunks so small
+that every file larger than 2 KB goes through Python in pieces (RUNLENS_CHUNK_BYTES). Every mart,
+and every row of stg_log_lines but the time it was loaded, must be the same each way. Which files
+take which way is checked on the reader's own answer (runlens/raw_logs/handover.py), and a file
+this user may not read is not handed to DuckDB, whose readers would stop the build on it.
 """
 
 from __future__ import annotations
@@ -57,7 +56,7 @@ def raw_folder(root: Path) -> Path:
 def three_readings(builds: Prebuilds) -> dict[str, Path]:
     """The databases built over one raw folder by the three ways of reading it."""
     raw = raw_folder(builds.mktemp("native_reading"))
-    ways = {"engine": {}, "plugin": {"RUNLENS_READER": "plugin"}, "small_chunks": {"RUNLENS_CHUNK_BYTES": SMALL_CHUNKS}}
+    ways = {"engine": {}, "python": {"RUNLENS_READER": "python"}, "small_chunks": {"RUNLENS_CHUNK_BYTES": SMALL_CHUNKS}}
     databases = {}
     for way, env in ways.items():
         databases[way] = builds.mktemp(f"native_reading_{way}") / DATABASE
@@ -73,7 +72,7 @@ def lines_of(database: Path) -> list[tuple]:
         ).fetchall()
 
 
-@pytest.mark.parametrize("way", ["plugin", "small_chunks"])
+@pytest.mark.parametrize("way", ["python", "small_chunks"])
 def test_every_mart_is_the_same_read_either_way(three_readings, way):
     reference = read_duckdb(three_readings["engine"], MARTS)
     differences = compare(reference, read_duckdb(three_readings[way], MARTS), MARTS, "engine", way)
@@ -81,7 +80,7 @@ def test_every_mart_is_the_same_read_either_way(three_readings, way):
     assert sum(len(rows) for rows in reference.values()) > 1000
 
 
-@pytest.mark.parametrize("way", ["plugin", "small_chunks"])
+@pytest.mark.parametrize("way", ["python", "small_chunks"])
 def test_every_line_is_the_same_read_either_way(three_readings, way):
     engine = lines_of(three_readings["engine"])
     assert lines_of(three_readings[way]) == engine
@@ -89,36 +88,16 @@ def test_every_line_is_the_same_read_either_way(three_readings, way):
     assert sum(1 for row in engine if row[2] == 0) > len(NASTY) + len(RANDOM)
 
 
-def staged_by_path(raw: Path) -> dict[str, dict]:
-    """The plugin's entries for every file below raw, by path relative to raw (first entry of each)."""
-    files = list_log_files(str(raw))
-    entries = handover.stage_texts([to_read(log_file) for log_file in files])
-    handover.remove_staged_texts([entry["text_path"] for entry in entries])
-    relative = {log_file.absolute_path: log_file.file_path for log_file in files}
-    found: dict[str, dict] = {}
-    for entry in entries:
-        found.setdefault(relative[entry["absolute_path"]], entry)
-    return found
-
-
-def to_read(log_file) -> dict:
-    return {
-        "absolute_path": log_file.absolute_path,
-        "file_fingerprint": log_file.file_fingerprint,
-        "size_bytes": log_file.size_bytes,
-    }
-
-
-def test_duckdb_reads_the_plain_files_and_the_plugin_the_rest(tmp_path):
+def test_duckdb_reads_the_plain_files_and_python_the_rest(tmp_path):
     raw = raw_folder(tmp_path)
-    staged = staged_by_path(raw)
-    native = {path for path, entry in staged.items() if entry["is_native"]}
-    # plain files DuckDB may read whole, valid UTF-8 or not (it decodes them; the plugin escapes
-    # only the invalid ones' lines, on the bytes DuckDB read)
+    listed = {log_file.file_path: log_file._asdict() for log_file in list_log_files(str(raw))}
+    reads_natively = handover.native_reads({})
+    native = {path for path, log_file in listed.items() if reads_natively(log_file)}
+    # plain files DuckDB may read whole, valid UTF-8 or not (it decodes them; Python escapes only
+    # the invalid ones' lines)
     assert {"sample/zz-faults/mixed_faults.jsonl", "nasty/valid.jsonl", "nasty/invalid_start.jsonl"} <= native
     assert "nasty/large.jsonl" in native and "nasty/empty.jsonl" in native
-    assert all(entry["text_path"] is None for path, entry in staged.items() if path in native)
-    # gzip, and names DuckDB would read as a glob pattern, go through the plugin
+    # gzip, and names DuckDB would read as a glob pattern, go through Python
     assert not any(path.endswith(".gz") for path in native)
     for name in (
         "nasty/star*.jsonl",
@@ -126,15 +105,12 @@ def test_duckdb_reads_the_plain_files_and_the_plugin_the_rest(tmp_path):
         "nasty/brace{a,b}?.jsonl",
         "nasty/back\\slash'quote\".jsonl",
     ):
-        assert not staged[name]["is_native"] and staged[name]["text_path"] is not None, name
-    # the listing the plugin gives DuckDB says the same of every file (reads_natively)
-    listed = list_log_files(str(raw))
-    assert {f.file_path for f in listed if handover.native_reads()(f._asdict())} == native
-    # a file larger than a chunk too; and with RUNLENS_READER=plugin, every file
-    large = to_read(next(f for f in list_log_files(str(raw)) if f.file_path == "nasty/large.jsonl"))
+        assert name in listed and name not in native, name
+    # a file larger than a chunk too; and with RUNLENS_READER=python, every file
+    large = listed["nasty/large.jsonl"]
     assert handover.native_reads({})(large)
     assert not handover.native_reads({"RUNLENS_CHUNK_BYTES": SMALL_CHUNKS})(large)
-    assert not handover.native_reads({"RUNLENS_READER": "plugin"})(large)
+    assert not handover.native_reads({"RUNLENS_READER": "python"})(large)
 
 
 def without_root_file_access() -> None:
@@ -144,7 +120,7 @@ def without_root_file_access() -> None:
         libc.prctl(PR_CAPBSET_DROP, capability, 0, 0, 0)
 
 
-def test_a_file_this_user_may_not_read_is_left_to_the_plugin(tmp_path):
+def test_a_file_this_user_may_not_read_is_left_to_python(tmp_path):
     raw = tmp_path / "raw"
     raw.mkdir()
     line = b'{"run_id": "r", "event": "run_start", "ts": "2025-01-01T00:00:00Z", "collection": "c", "task": "t"}\n'
@@ -159,7 +135,7 @@ def test_a_file_this_user_may_not_read_is_left_to_the_plugin(tmp_path):
     database = tmp_path / "db" / DATABASE
     with project_copies().checkout(ENGINES_PROJECT) as project:
         result = subprocess.run(
-            **dbt_process(project, raw, database, "run", "--select", "stg_log_lines"),
+            **dbt_process(project, raw, database, "run", "--select", "+stg_log_lines"),
             capture_output=True,
             text=True,
             check=False,

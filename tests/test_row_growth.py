@@ -22,12 +22,9 @@ import yaml
 from pipeline import DATABASE, REFRESH, REPO, Project, project_copies, run_dbt
 from prebuilt import Prebuilds, prebuilt
 
-from runlens.raw_logs.duckdb_plugin import Plugin
-
 MULTIPLES = yaml.safe_load((REPO / "docs" / "row_growth.yml").read_text(encoding="utf-8"))
 RUNS = 1200
 SHAPE = gen.ScaleShape(tasks=2, incomplete_rate=0.25, many_epochs_rate=0.1, epochs=12)
-READS_FILES = {"stg_log_lines", "stg_collections"}  # the raw folder's logs / collections file, no rows
 SCANS = {"TABLE_SCAN", "SEQ_SCAN", "READ_TEXT", "READ_BLOB", "DUMMY_SCAN"}
 
 
@@ -65,14 +62,13 @@ def grown_history(builds: Prebuilds) -> dict:
 def measured_models(manifest: dict, database: Path, raw: Path) -> dict[str, dict]:
     connection = duckdb.connect()
     connection.execute("set TimeZone = 'UTC'")
-    Plugin("runlens_logs", {}).configure_connection(connection)  # dim_build reads the plugin's functions
     connection.execute(f"attach '{database}' as runlens (read_only)")
     connection.execute("use runlens")
     nodes = manifest["nodes"]
     rows = {
         uid: connection.execute(f"select count(*) from {node['relation_name']}").fetchone()[0]
-        for uid, node in nodes.items()
-        if node["resource_type"] in ("model", "seed")
+        for uid, node in [*nodes.items(), *manifest["sources"].items()]
+        if node["resource_type"] in ("model", "seed", "source")
     }
     measured = {}
     with tempfile.TemporaryDirectory() as scratch:
@@ -81,13 +77,11 @@ def measured_models(manifest: dict, database: Path, raw: Path) -> dict[str, dict
             if node["resource_type"] != "model":
                 continue
             inputs = [rows[parent] for parent in node["depends_on"]["nodes"] if parent in rows]
-            peak = None
-            if node["name"] not in READS_FILES:
-                connection.execute("pragma enable_profiling = 'json'")
-                connection.execute(f"pragma profiling_output = '{profile_path}'")
-                connection.execute(node["compiled_code"]).fetchall()
-                connection.execute("pragma disable_profiling")
-                peak = step_rows(json.loads(profile_path.read_text()))
+            connection.execute("pragma enable_profiling = 'json'")
+            connection.execute(f"pragma profiling_output = '{profile_path}'")
+            connection.execute(node["compiled_code"]).fetchall()
+            connection.execute("pragma disable_profiling")
+            peak = step_rows(json.loads(profile_path.read_text()))
             measured[node["name"]] = {
                 "rows": rows[uid],
                 "largest_input": max(inputs, default=0),

@@ -1,4 +1,4 @@
-"""One data-test node per table (tests/generic/table_rules.sql) checks every rule the separate tests
+"""One data-test node per table (data-tests/generic/table_rules.sql) checks every rule the separate tests
 checked, and fails on a broken table with rows that name the rule, the column and the value.
 
 The faulty fixture's build is copied, fct_run_intervals is written again with a row of each kind of

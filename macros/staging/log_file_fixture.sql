@@ -1,8 +1,9 @@
-{#- For unit tests of stg_log_lines: one row of the source runlens_logs.log_files for a file
-    named file_path whose text is the given lines (joined by LF, with a final LF), the lines
-    listed in invalid_line_numbers written in their escaped form as the reader writes them.
-    Written in SQL that every engine reads the same way. -#}
-{% macro log_file_fixture(file_path, lines, invalid_line_numbers=[]) -%}
+{#- For unit tests of stg_log_lines, in SQL that every engine reads the same way:
+    log_file_fixture gives one row of the source runlens_raw.log_files for a file named file_path;
+    log_lines_fixture the rows of runlens_raw.log_lines for that file's lines as the reader writes
+    them (raw_tables.py): numbered from 1, the lines listed in invalid_line_numbers already in
+    their escaped form, a line of only space, tab, VT, FF and CR blank. -#}
+{% macro log_file_fixture(file_path) -%}
     select
         {{ runlens.string_literal(file_path) }} as file_path,
         {{ runlens.string_literal(file_path) }} as absolute_path,
@@ -10,9 +11,21 @@
         cast('2025-01-01 00:00:00' as {{ dbt.type_timestamp() }}) as modified_at,
         false as is_gzip,
         '1:1' as file_fingerprint,
-        {{ runlens.string_literal(lines | join('\n') ~ '\n') }} as text,
-        {{ runlens.bigint_array_literal(invalid_line_numbers) }} as invalid_line_numbers,
-        cast(null as {{ dbt.type_string() }}) as read_error
+        cast(null as {{ dbt.type_string() }}) as read_error,
+        cast('2025-01-01 00:00:00' as {{ dbt.type_timestamp() }}) as loaded_at
+{%- endmacro %}
+
+{% macro log_lines_fixture(file_path, lines, invalid_line_numbers=[]) -%}
+    {%- for line in lines %}
+    select
+        {{ runlens.string_literal(file_path) }} as file_path,
+        '1:1' as file_fingerprint,
+        cast({{ loop.index }} as {{ dbt.type_bigint() }}) as line_number,
+        {{ runlens.string_literal(line) }} as text,
+        {{ 'true' if loop.index in invalid_line_numbers else 'false' }} as is_invalid_utf8,
+        {{ 'true' if loop.index not in invalid_line_numbers and line.strip(' \t\x0b\x0c\r') == '' else 'false' }} as is_blank
+    {% if not loop.last %}union all{% endif %}
+    {%- endfor %}
 {%- endmacro %}
 
 {#- A string as an SQL literal. -#}
@@ -27,21 +40,4 @@
 {#- Spark reads a backslash in a literal as an escape. -#}
 {% macro spark__string_literal(value) -%}
     '{{ value | replace("\\", "\\\\") | replace("'", "\\'") }}'
-{%- endmacro %}
-
-{#- A list of integers as an SQL array of bigints. -#}
-{% macro bigint_array_literal(numbers) -%}
-    {{ return(adapter.dispatch('bigint_array_literal', 'runlens')(numbers)) }}
-{%- endmacro %}
-
-{% macro duckdb__bigint_array_literal(numbers) -%}
-    cast([{{ numbers | join(', ') }}] as bigint[])
-{%- endmacro %}
-
-{% macro postgres__bigint_array_literal(numbers) -%}
-    cast(array[{{ numbers | join(', ') }}]::bigint[] as bigint[])
-{%- endmacro %}
-
-{% macro spark__bigint_array_literal(numbers) -%}
-    cast(array({{ numbers | join(', ') }}) as array<bigint>)
 {%- endmacro %}

@@ -1,10 +1,17 @@
--- The collections the raw folder's metadata file names (runlens_collections.csv, or the file
--- RUNLENS_COLLECTIONS points at; input_contract.md, "Folder metadata"), one row each, with empty
--- cells as NULL. A folder without the file has none. Grain: one row per collection.
+-- The collections the raw folder's metadata file names (the source runlens_raw.collections:
+-- runlens_collections.csv, or the file RUNLENS_COLLECTIONS points at; input_contract.md, "Folder
+-- metadata"), one row each, with empty cells as NULL. A folder without the file has none.
+-- Grain: one row per collection.
 with
 
 named as (
-    {{ runlens.collection_rows() }}
+    select
+        collection,
+        title,
+        baseline_collection,
+        design_url,
+        results_url
+    from {{ source('runlens_raw', 'collections') }}
 ),
 
 final as (

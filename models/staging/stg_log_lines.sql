@@ -1,14 +1,12 @@
--- Every physical line of the raw logs, read once: each new or changed file's text
--- (read_log_texts; on DuckDB a plain file is read by DuckDB itself, any other handed over by the
--- plugin in chunk files, macros/staging/log_texts.sql), split
--- into lines (physical_log_lines, split_log_lines: the line rules), each non-blank line parsed,
--- typed and classified against the input contract (input_contract.md: the reason codes and their
--- order). Plus one file record per file (line_number 0) with what the listing and the reading
--- said of it. A line of an event type runlens does not use is an other event, kept apart, unless
--- its name looks like a typo of a runlens type (macros/staging/event_types.sql). Incremental by
--- file: the pre-hook deletes the rows of files that are gone or changed (or were read with other
--- event aliases), and only files without rows here are read. Duplicates are settled downstream
--- (int_event_occurrences).
+-- Every physical line of the raw logs, parsed once: the lines the reader wrote (the source
+-- runlens_raw.log_lines, split by the line rules; runlens/raw_logs/raw_tables.py), each non-blank
+-- line parsed, typed and classified against the input contract (input_contract.md: the reason
+-- codes and their order), plus one file record per file (line_number 0) with what the listing and
+-- the reading said of it. A line of an event type runlens does not use is an other event, kept
+-- apart, unless its name looks like a typo of a runlens type (macros/staging/event_types.sql).
+-- Incremental by file: the pre-hook deletes the rows of files that are gone or changed (or were
+-- read with other event aliases), and only files without rows here are parsed. Duplicates are
+-- settled downstream (int_event_occurrences).
 {%- set event_fields = [
     'run_id', 'event', 'ts', 'step', 'epoch', 'collection', 'task', 'config', 'status', 'wall_seconds',
     'sections', 'final', 'source_format', 'source_path', 'is_approximate', 'approximation', 'resources',
@@ -16,9 +14,57 @@
 ] %}
 with
 
+log_files as (
+    select
+        file_path,
+        file_fingerprint,
+        size_bytes,
+        modified_at,
+        is_gzip,
+        read_error
+    from {{ source('runlens_raw', 'log_files') }}
+    where {{ runlens.is_file_to_read('file_path', 'file_fingerprint') }}
+),
+
+log_lines as (
+    select
+        log_lines.file_path,
+        log_lines.file_fingerprint,
+        log_lines.line_number,
+        log_lines.text,
+        log_lines.is_invalid_utf8,
+        log_lines.is_blank
+    from {{ source('runlens_raw', 'log_lines') }} as log_lines
+    inner join log_files
+        on log_lines.file_path = log_files.file_path and log_lines.file_fingerprint = log_files.file_fingerprint
+),
+
 physical_lines as (
-    -- every physical line of the files to read, and their file records (macros/staging/log_lines.sql)
-    {{ runlens.lines_to_parse() }}
+    select
+        file_path,
+        file_fingerprint,
+        line_number,
+        text,
+        is_invalid_utf8,
+        is_blank,
+        cast(null as {{ dbt.type_bigint() }}) as size_bytes,
+        cast(null as {{ dbt.type_timestamp() }}) as modified_at,
+        cast(null as {{ dbt.type_boolean() }}) as is_gzip,
+        cast(null as {{ dbt.type_string() }}) as read_error
+    from log_lines
+    union all
+    select
+        file_path,
+        file_fingerprint,
+        0 as line_number,
+        cast(null as {{ dbt.type_string() }}) as text,
+        false as is_invalid_utf8,
+        false as is_blank,
+        size_bytes,
+        modified_at,
+        is_gzip,
+        read_error
+    from log_files
 ),
 
 parsed as {{ runlens.materialized_cte() }} (

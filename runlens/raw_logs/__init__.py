@@ -1,4 +1,4 @@
-"""Reading the raw log folder: which files are logs (listing.py) and what text each holds
-(reading.py). The rules for what a line is live in SQL, in macros/staging/log_lines.sql; this
-package only turns files into text. DuckDB calls it through a dbt-duckdb plugin
-(duckdb_plugin.py); the PostgreSQL loader (scripts/engines/raw_loader.py) calls it directly."""
+"""Reading the raw log folder into the raw tables (raw_tables.py): which files are logs
+(listing.py), what text each holds (reading.py, handover.py), and each engine's reader that
+writes the tables (duckdb_reader.py, which the dbt-duckdb plugin duckdb_plugin.py runs;
+postgres_reader.py; spark_reader.py)."""

@@ -11,7 +11,6 @@ live collection as the sweep in progress it was written as.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -53,15 +52,3 @@ def pinned_as_of(raw_dir: str | Path | None = None) -> datetime | None:
     folder = default_raw_dir() if raw_dir is None else raw_dir
     text = folder_as_of(folder)
     return None if text is None else parse_as_of(text, str(Path(folder) / AS_OF_FILE))
-
-
-def folder_pin(raw_dir: str | Path, environ: Mapping[str, str]) -> dict[str, str]:
-    """{RUNLENS_AS_OF: <time>} when raw_dir has a runlens_as_of.txt and nothing is pinned yet, else
-    {}: for the engines whose SQL reads RUNLENS_AS_OF itself (PostgreSQL, Spark)."""
-    if environ.get(AS_OF_VARIABLE, "").strip():
-        return {}
-    text = folder_as_of(raw_dir)
-    if text is None:
-        return {}
-    parse_as_of(text, str(Path(raw_dir) / AS_OF_FILE))
-    return {AS_OF_VARIABLE: text}

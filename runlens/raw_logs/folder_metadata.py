@@ -10,8 +10,8 @@ Two optional files at the top of the raw folder:
 - `runlens_as_of.txt`: one ISO 8601 time, the instant a frozen copy of logs is judged as of (the
   live-run figures; as_of.py). `RUNLENS_AS_OF` (or the dbt var `as_of`) wins over it.
 
-Both are read when the build runs (the dbt-duckdb plugin; scripts/engine_build.py for the other
-engines), never when dbt parses the project. A file that cannot be used raises MetadataError, one
+Both are read when the build runs, by the reader of the build's engine (raw_tables.py), never
+when dbt parses the project. A file that cannot be used raises MetadataError, one
 line that says what to do.
 """
 
@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import os
 from pathlib import Path
 
@@ -88,10 +87,3 @@ def folder_as_of(raw_dir: str | os.PathLike) -> str | None:
     except (OSError, UnicodeDecodeError) as error:
         raise MetadataError(f"cannot read {path} ({error}): write one ISO 8601 time in it, or remove it") from None
     return text or None
-
-
-def collections_vars(raw_dir: str | os.PathLike, **other_vars) -> str:
-    """The collections file as dbt's `--vars` (JSON): `{"runlens_collections": [...]}` with any
-    other vars given, for the engines whose SQL cannot call the plugin
-    (macros/staging/collections.sql); dbt takes one `--vars`, so they travel together."""
-    return json.dumps({"runlens_collections": read_collections(raw_dir), **other_vars}, sort_keys=True)

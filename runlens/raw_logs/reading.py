@@ -121,15 +121,6 @@ def read_log_bytes(absolute_path: str, file_fingerprint: str) -> LogBytes:
     return LogBytes(data, invalid, error)
 
 
-def escaped_text(data: bytes | None) -> dict | None:
-    """A file's bytes that DuckDB read and could not decode: its text, each invalid line escaped,
-    and the numbers of those lines (what read_log_bytes gives for the same bytes)."""
-    if data is None:
-        return None
-    text, invalid = text_with_escaped_lines(data)
-    return {"text": text.decode("utf-8"), "invalid_line_numbers": invalid}
-
-
 def read_log_text(absolute_path: str, file_fingerprint: str) -> LogText:
     """The file's text with its invalid lines escaped, or why it could not be read."""
     data, invalid, error = read_log_bytes(absolute_path, file_fingerprint)

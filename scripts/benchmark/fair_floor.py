@@ -4,11 +4,10 @@ The simple floor (simple_floor.py) reads the files with `read_json(ignore_errors
 nothing; the build keeps every line. This baseline does the same accounting as the build, each
 step a table in a DuckDB file, in the plainest DuckDB SQL that does the job:
 
-1. lines: every physical line with its file and line number, read as the best hand-written
-   script would: DuckDB reads the plain files itself (read_blob, decoded; the few that are not
-   valid UTF-8 have their invalid lines escaped), and only what DuckDB cannot read (gzip) goes
-   through runlens' reader (runlens/raw_logs, as the build calls it); split on LF, CR and BOM
-   removed, blank lines marked;
+1. lines: every physical line with its file and line number, read by the build's own reader
+   (runlens/raw_logs/duckdb_reader.py: DuckDB reads the plain files itself, and only what it
+   cannot, gzip or invalid UTF-8, goes through Python), split on LF, CR and BOM removed, blank
+   lines marked;
 2. parsed: strict JSON (DuckDB's parser takes NaN and trailing commas, which are then refused),
    the typed fields, and every line's reject reason in the contract's order;
 3. events: exact duplicates numbered, the first occurrence accepted;
@@ -24,7 +23,6 @@ SQL together, "steps": seconds per step, "check": agreement with the marts}.
 from __future__ import annotations
 
 import json
-import os
 import sys
 import tempfile
 import time
@@ -35,7 +33,7 @@ from benchmark.agreement import compare_with_marts
 REPO = Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(REPO / "scripts"), str(REPO)]
 
-from runlens.raw_logs.duckdb_plugin import Plugin  # noqa: E402
+from runlens.raw_logs.duckdb_reader import refresh  # noqa: E402
 
 FIELDS = (
     '{"run_id":"JSON","event":"JSON","ts":"JSON","step":"JSON","epoch":"JSON","collection":"JSON",'
@@ -47,100 +45,18 @@ TS_PATTERN = (
 )
 
 STEPS = {
-    # the files' text: the plain ones DuckDB reads itself (the listing says which), the others
-    # (gzip) by runlens' reader, which writes their text in chunk files that read_text reads
-    # (runlens/raw_logs/handover.py)
-    "staged_texts": """
-set variable listed = runlens_list_log_files();
-set variable staged = (
-    select coalesce(
-        runlens_stage_log_texts(
-            list(
-                {'absolute_path': absolute_path, 'file_fingerprint': file_fingerprint, 'size_bytes': size_bytes}
-                order by file_path
-            ) filter (where not reads_natively)
-        ),
-        []
-    )
-    from (select listed.* from (select unnest(getvariable('listed')) as listed))
-)
-""",
-    "staged_paths": """
-set variable text_paths = (
-    select coalesce(list(chunk.text_path) filter (where chunk.text_path is not null), []::varchar[])
-    from (select unnest(getvariable('staged')) as chunk)
-);
-set variable native_paths = (
-    select coalesce(list(listed.absolute_path) filter (where listed.reads_natively), []::varchar[])
-    from (select unnest(getvariable('listed')) as listed)
-)
-""",
-    # every physical line of every file, read by the build's own reader (the functions its
-    # dbt-duckdb plugin registers): split on LF, BOM and CR removed, blank lines marked; an invalid
-    # line keeps its escaped form as its text
-    "lines": r"""
+    # every physical line of every file, as the build's own reader wrote them into the raw tables
+    # (runlens/raw_logs/duckdb_reader.py, run as the step "read"): split on LF, BOM and CR removed,
+    # blank lines marked; an invalid line keeps its escaped form as its text
+    "lines": """
 create table lines as
 select
     file_path,
     line_number,
     text,
-    is_invalid,
-    case
-        when is_invalid then false
-        when text = '' then true
-        when left(text, 1) in (' ', chr(9), chr(11), chr(12), chr(13)) then regexp_full_match(text, '[ \t\x0B\x0C\r]*')
-        else false
-    end as is_blank
-from (
-    select
-        file_path,
-        line_number,
-        coalesce(list_contains(invalid_line_numbers, line_number), false) as is_invalid,
-        case
-            when line_number = 1 then ltrim(rtrim_cr, chr(65279)) else rtrim_cr
-        end as text
-    from (
-        select
-            *,
-            case when suffix(piece, chr(13)) then left(piece, -1) else piece end as rtrim_cr
-        from (
-            select
-                file_path,
-                invalid_line_numbers,
-                first_line_number - 1 + generate_subscripts(pieces, 1) as line_number,
-                first_line_number - 1 + len(pieces) as piece_count,
-                unnest(pieces) as piece
-            from (
-                select
-                    -- absolute paths: they share the raw folder as prefix, so they sort as the relative ones
-                    chunks.absolute_path as file_path,
-                    chunks.first_line_number,
-                    chunks.invalid_line_numbers,
-                    string_split(chunk_texts.content, chr(10)) as pieces
-                from (select chunk.* from (select unnest(getvariable('staged')) as chunk)) as chunks
-                inner join read_text(getvariable('text_paths')) as chunk_texts
-                    on chunks.text_path = chunk_texts.filename
-                union all
-                select
-                    filename as file_path,
-                    1 as first_line_number,
-                    coalesce(escaped.invalid_line_numbers, []) as invalid_line_numbers,
-                    string_split(coalesce(text, escaped.text), chr(10)) as pieces
-                from (
-                    select
-                        filename,
-                        text,
-                        case when text is null then runlens_escaped_log_text(content) end as escaped
-                    from (
-                        select filename, content, try(decode(content)) as text
-                        from read_blob(getvariable('native_paths'))
-                    )
-                )
-            )
-        )
-        where not (line_number = piece_count and piece = '')
-    )
-)
+    is_invalid_utf8 as is_invalid,
+    is_blank
+from raw.log_lines
 order by file_path, line_number
 """,
     # strict JSON, the typed fields and every line's reject reason in the contract's order; a
@@ -376,20 +292,19 @@ def run(raw_dir: Path, marts_db: Path, out_json: Path) -> None:
     table in a DuckDB file, and write the timings and the agreement with the marts to out_json."""
     import duckdb
 
-    os.environ["RUNLENS_RAW_DIR"] = str(raw_dir)  # the folder the plugin's listing reads
     with tempfile.TemporaryDirectory(prefix="runlens-fair-floor-") as scratch:
         connection = duckdb.connect(str(Path(scratch) / "fair_floor.duckdb"))
         connection.execute("set TimeZone = 'UTC'")
         connection.execute("set enable_progress_bar = false")
-        Plugin("runlens_logs", {}).configure_connection(connection)
         steps = {}
         started = time.perf_counter()
+        refresh(connection, str(raw_dir), "raw")
+        steps["read"] = time.perf_counter() - started
         for name, sql in STEPS.items():
             step_started = time.perf_counter()
             connection.execute(sql)
             steps[name] = time.perf_counter() - step_started
         seconds = time.perf_counter() - started
-        connection.execute("select runlens_remove_staged_log_texts(getvariable('text_paths'))")
         check = compare_with_marts(connection, "runs", "collections", marts_db)
         connection.close()
     out_json.write_text(json.dumps({"query_seconds": seconds, "steps": steps, "check": check}))

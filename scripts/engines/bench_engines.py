@@ -20,8 +20,7 @@ from build import REFRESH as DBT_BUILD
 
 from engines.connections import postgres_connection, postgres_settings
 from engines.parity import compare, load_marts, read_duckdb, read_postgres, read_spark
-from engines.raw_loader import load
-from runlens.raw_logs.folder_metadata import collections_vars
+from runlens.raw_logs.postgres_reader import refresh as read_into_postgres
 
 ENGINES = ("postgres", "spark")
 
@@ -47,7 +46,7 @@ def _postgres(meter, project: Path, raw: Path, reference: Path, label: str) -> d
         for name in (schema, schema + "_raw"):
             cursor.execute(f'drop schema if exists "{name}" cascade')
     started = time.perf_counter()
-    summary = load(str(raw), connection, schema + "_raw")
+    summary = read_into_postgres(connection, str(raw), schema + "_raw")
     load_seconds = round(time.perf_counter() - started, 3)
     connection.close()
     figures = meter.dbt(
@@ -57,12 +56,10 @@ def _postgres(meter, project: Path, raw: Path, reference: Path, label: str) -> d
         *DBT_BUILD,
         "--target",
         "postgres",
-        "--vars",  # the folder's collections file, which DuckDB's plugin reads itself
-        collections_vars(raw),
         env={"RUNLENS_PG_SCHEMA": schema},
     )
     figures["load_seconds"] = load_seconds
-    figures["loaded_lines"] = summary.loaded_lines
+    figures["loaded_lines"] = summary.read_lines
     if figures["returncode"] == 0:
         figures["parity"] = _parity(reference, lambda marts: read_postgres(settings, marts), "postgres")
     return figures
@@ -79,8 +76,6 @@ def _spark(meter, project: Path, raw: Path, reference: Path, label: str) -> dict
         *DBT_BUILD,
         "--target",
         "spark",
-        "--vars",  # the folder's collections file, which DuckDB's plugin reads itself
-        collections_vars(raw),
         env=environment,
     )
     if figures["returncode"] == 0:

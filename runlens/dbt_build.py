@@ -1,0 +1,124 @@
+"""dbt's build of a database, the fast way when it can be: the plan dbt ran for the same situation
+(plan.py), run again in one connection (plan_runner.py); else dbt itself, node by node, in this
+process (dbt_session.py), recording its plan for the next build.
+
+The situation is what dbt's compiled SQL depends on: the project's files, dbt's command line, the
+environment variables dbt read, and the database state (plan.py). A project just edited, other
+vars, a database of another shape (the first build, a --full-refresh, a database an earlier runlens
+made): dbt runs, and its plan serves the builds after it. `RUNLENS_PLANS=off` always runs dbt.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from runlens.dbt_session import DbtSession, Invocation, NodeResult, environment, project_state
+from runlens.plan import PlanStore, Recorder, database_state, digest, environment_values, plan_inputs
+from runlens.plan_runner import TARGET_SCHEMA
+from runlens.raw_logs.raw_tables import raw_schema
+
+PLANS_VARIABLE = "RUNLENS_PLANS"
+
+
+def plans_enabled() -> bool:
+    return os.environ.get(PLANS_VARIABLE, "on").strip().lower() not in ("off", "0", "false", "no")
+
+
+def replayed_invocation(args: list[str], run) -> Invocation:
+    """What a plan's run did, as a dbt command's Invocation."""
+    invocation = Invocation(args, success=run.success, elapsed_seconds=run.seconds, replayed=True)
+    invocation.results = [
+        NodeResult(node.unique_id, node.unique_id.split(".", 1)[0], node.status, node.message, node.seconds)
+        for node in run.nodes
+    ]
+    invocation.errors = list(run.errors)
+    invocation.lines = list(run.errors)
+    return invocation
+
+
+def built_from(inputs: dict, env_names) -> str:
+    """What a build was compiled from, as last_build keeps it: the plan's inputs and the values
+    of the environment variables dbt read."""
+    return json.dumps({"inputs": digest(inputs), "env": environment_values(env_names)}, sort_keys=True)
+
+
+def note_build(connection, inputs: dict, env_names) -> None:
+    """Note in the built database (attached as runlens) what its build was compiled from and the
+    state it left (raw_tables.py, last_build)."""
+    schema = raw_schema(TARGET_SCHEMA)
+    connection.execute(f"create or replace table {schema}.last_build (inputs varchar, database_state varchar)")
+    state = database_state(connection)
+    connection.execute(f"insert into {schema}.last_build values (?, ?)", [built_from(inputs, env_names), state])
+
+
+def up_to_date(session: DbtSession, raw: Path, database: Path, args: Sequence[str]) -> bool:
+    """Whether a build would change nothing: the database was built by runlens from the same
+    project, command line and environment, and the raw folder has not changed since (its files,
+    collections file and pinned as-of time: raw_logs/duckdb_reader.py, folder_unchanged)."""
+    if not plans_enabled() or not database.exists():
+        return False
+    import duckdb
+
+    from runlens.raw_logs.duckdb_reader import folder_unchanged
+
+    schema = raw_schema(TARGET_SCHEMA)
+    inputs = plan_inputs(project_state(session.project), list(args))
+    try:
+        with duckdb.connect(":memory:") as connection:
+            connection.execute(f"attach '{database}' as runlens (read_only)")
+            connection.execute("use runlens")
+            recorded = connection.execute(f"select inputs, database_state from {schema}.last_build").fetchall()
+            if len(recorded) != 1:
+                return False
+            (built, state), env_names = recorded[0], json.loads(recorded[0][0])["env"]
+            if built != built_from(inputs, env_names) or state != database_state(connection):
+                return False
+            return folder_unchanged(connection, str(raw), schema)
+    except duckdb.Error:
+        return False
+
+
+def build(
+    session: DbtSession, raw: Path, database: Path, args: Sequence[str], env: Mapping[str, str | None]
+) -> Invocation:
+    """`dbt <args>` (a build) over raw into database: the recorded plan, or dbt recording one."""
+    args = list(args)
+    if not plans_enabled():
+        return session.invoke(args, env=env)
+    from runlens import plan_runner
+
+    store = PlanStore(session.work / "plans")
+    inputs = plan_inputs(project_state(session.project), args)
+    with environment({**env, "RUNLENS_DB": str(database)}):
+        connection = plan_runner.connect(session.project)
+        try:
+            state = database_state(connection)
+            plan = store.find(inputs, state)
+            if plan is not None:
+                run = plan_runner.run_plan(plan, connection, str(raw), full="--full-refresh" in args)
+                if run.success:
+                    note_build(connection, inputs, plan.inputs["env"])
+        finally:
+            plan_runner.disconnect(connection)
+    if plan is not None:
+        return replayed_invocation(args, run)
+    recorder = Recorder()
+    started = time.perf_counter()
+    with recorder.recording():
+        invocation = session.invoke(args, env={**env, "RUNLENS_DB": str(database)})
+    if invocation.success and session.manifest is not None:
+        plan = recorder.plan(inputs, state, session.manifest)
+        if plan is not None:
+            store.save(plan)
+        with environment({"RUNLENS_DB": str(database)}):
+            connection = plan_runner.connect(session.project)
+            try:
+                note_build(connection, inputs, session.manifest.env_vars)
+            finally:
+                plan_runner.disconnect(connection)
+    invocation.elapsed_seconds = invocation.elapsed_seconds or time.perf_counter() - started
+    return invocation

@@ -1,0 +1,181 @@
+"""dbt's plan of a build: every SQL statement dbt ran for it, node by node, in an order that keeps
+each node after the nodes it depends on, kept so that a later build in the same situation runs it
+again at the engine's pace (plan_runner.py) instead of walking dbt's nodes one by one.
+
+A plan is recorded from a real `dbt build` (Recorder: every statement dbt-duckdb sends, with the
+node dbt was running). No model's SQL is written anywhere but in the dbt project: a plan only
+holds what dbt compiled and ran. It serves a later build exactly when dbt would compile and run
+the same statements, which this module decides as dbt does:
+- the same project files (each file's size and modification time), dbt and adapter versions,
+  command line (vars, target, selection, --full-refresh), and the same values of the environment
+  variables dbt read while parsing the project (its manifest records them);
+- the same database state: the relations of the database with their columns and types (whether
+  an incremental model's table exists decides is_incremental(), its columns on_schema_change).
+Nothing of the data is in a plan: the reading's start time, the raw folder and the as-of time are
+read from the raw tables when the statements run (stg_build_context), and no macro of the project
+queries the database while dbt compiles.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+PLAN_FORMAT = 1
+# the statements a runner manages itself: each node runs in a transaction of its own
+TRANSACTION = re.compile(r"^\s*(begin|commit|rollback)\s*;?\s*$", re.IGNORECASE)
+# dbt's comment before each statement it sends
+QUERY_COMMENT = re.compile(r"^/\*.*?\*/\s*", re.DOTALL)
+# the database state: every relation of the catalog the profile attaches, with its columns
+STATE_QUERY = """
+select table_schema, table_name, table_type, column_name, data_type, ordinal_position
+from information_schema.tables
+left join information_schema.columns using (table_catalog, table_schema, table_name)
+where table_catalog = 'runlens'
+order by all
+"""
+
+
+@dataclass
+class PlanNode:
+    unique_id: str
+    statements: list[str]
+    severity: str | None = None  # a data test's: error or warn
+
+
+@dataclass
+class Plan:
+    inputs: dict  # what dbt compiled it from (plan_inputs), environment variables included
+    database_state: str  # the state of the database the build started from (database_state)
+    prologue: list[str] = field(default_factory=list)  # dbt's statements before its first node
+    nodes: list[PlanNode] = field(default_factory=list)
+
+    def to_json(self) -> str:
+        return json.dumps({"format": PLAN_FORMAT, **asdict(self)})
+
+    @classmethod
+    def from_json(cls, text: str) -> Plan | None:
+        document = json.loads(text)
+        if document.pop("format", None) != PLAN_FORMAT:
+            return None
+        document["nodes"] = [PlanNode(**node) for node in document["nodes"]]
+        return cls(**document)
+
+
+def digest(value) -> str:
+    return hashlib.sha256(json.dumps(value, sort_keys=True, default=str).encode()).hexdigest()[:32]
+
+
+def versions() -> dict[str, str]:
+    from importlib.metadata import version
+
+    return {package: version(package) for package in ("dbt-core", "dbt-duckdb", "duckdb")}
+
+
+def plan_inputs(project_state: tuple, args: Sequence[str]) -> dict:
+    """What a plan is compiled from, but the environment variables dbt read (known once parsed)."""
+    return {"project": digest(project_state), "args": list(args), "versions": versions()}
+
+
+def environment_values(names) -> dict[str, str | None]:
+    return {name: os.environ.get(name) for name in sorted(names)}
+
+
+def database_state(connection) -> str:
+    """A digest of the relations of the database attached as `runlens`, with their columns."""
+    return digest(connection.execute(STATE_QUERY).fetchall())
+
+
+class PlanStore:
+    """The plans of one project's cache folder: one file per inputs and database state."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+
+    def find(self, inputs: dict, state: str) -> Plan | None:
+        """The plan for these inputs and state whose environment variables have the values they have now."""
+        if not self.folder.is_dir():
+            return None
+        for path in sorted(self.folder.glob(f"{digest(inputs)}-{state}-*.json")):
+            try:
+                plan = Plan.from_json(path.read_text(encoding="utf-8"))
+            except (OSError, ValueError, TypeError, KeyError):
+                continue
+            if plan is not None and plan.inputs.get("env") == environment_values(plan.inputs.get("env", {})):
+                return plan
+        return None
+
+    def save(self, plan: Plan) -> Path:
+        inputs = {key: value for key, value in plan.inputs.items() if key != "env"}
+        path = self.folder / f"{digest(inputs)}-{plan.database_state}-{digest(plan.inputs.get('env', {}))[:12]}.json"
+        self.folder.mkdir(parents=True, exist_ok=True)
+        partial = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        partial.write_text(plan.to_json(), encoding="utf-8")
+        os.replace(partial, path)
+        return path
+
+
+class Recorder:
+    """Records every statement dbt-duckdb sends while the block runs, with the node dbt ran."""
+
+    def __init__(self) -> None:
+        self.records: list[tuple[str | None, str]] = []
+        self._lock = threading.Lock()
+        self.bound = False  # a statement with bound parameters cannot be run again from its text
+
+    @contextmanager
+    def recording(self) -> Iterator[Recorder]:
+        from dbt.adapters.duckdb.environments import local
+        from dbt_common.events.contextvars import get_node_info
+
+        wrapper = local.DuckDBCursorWrapper
+        original = wrapper.execute
+        recorder = self
+
+        def execute(self, sql, bindings=None):
+            with recorder._lock:
+                recorder.records.append((get_node_info().get("unique_id"), sql))
+                recorder.bound = recorder.bound or bindings is not None
+            return original(self, sql, bindings)
+
+        wrapper.execute = execute
+        try:
+            yield self
+        finally:
+            wrapper.execute = original
+
+    def plan(self, inputs: dict, state: str, manifest) -> Plan | None:
+        """The plan recorded, None when it cannot be run again (a statement with bound values)."""
+        if self.bound:
+            return None
+        plan = Plan({**inputs, "env": environment_values(manifest.env_vars)}, state)
+        nodes: dict[str, PlanNode] = {}
+        for unique_id, sql in self.records:
+            if TRANSACTION.match(sql):
+                continue
+            if unique_id is None:
+                if not nodes:
+                    plan.prologue.append(sql)
+                continue
+            if unique_id not in nodes:
+                node = manifest.nodes.get(unique_id)
+                severity = (
+                    str(node.config.severity).lower() if node is not None and node.resource_type == "test" else None
+                )
+                nodes[unique_id] = PlanNode(unique_id, [], severity)
+            nodes[unique_id].statements.append(sql)
+        plan.nodes = list(nodes.values())  # a node's first statement comes after its parents' last
+        return plan
+
+
+def statement_kind(sql: str) -> str:
+    """The first word of a statement, after dbt's comment."""
+    words = QUERY_COMMENT.sub("", sql).split(None, 1)
+    return words[0].lower() if words else ""

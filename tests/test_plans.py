@@ -1,0 +1,230 @@
+"""dbt's recorded plan, run again at the engine's pace (issue 29: runlens/plan.py, plan_runner.py,
+dbt_build.py), gives the marts dbt gives, built whole and refreshed, on every fixture.
+
+For each fixture (the sample, the faulty logs, the runs with ranks), from a copy of its folder:
+- dbt itself (a plain `dbt build`, node by node) builds it whole, then, after changes (a new file,
+  a file that grows by a resumed session, a file deleted, and for ranks a rank's file that comes
+  late), refreshes it;
+- `runlens build` does the same from dbt's plans (it says so in its timings), in another database;
+- every mart is compared row for row after each build; then a plain `dbt build` over the plans'
+  database, and a `runlens build` over dbt's, change nothing.
+
+The plans are recorded once for the session (`plans_recorded`): a build of an empty database and
+one of a built database, whatever the fixture, as a user's first two builds record them. A plan
+serves only the situation it was recorded in: other vars, an edited project, a database of
+another shape and RUNLENS_PLANS=off run dbt, and a failing data test fails a run of the plan.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import duckdb
+import pytest
+from conftest import FAULTY, SAMPLE, copy_database
+from pipeline import DATABASE, REFRESH, REPO, RUNLENS, Project, build, copy_project
+from prebuilt import Prebuilds, prebuilt
+from test_incremental import bump_mtime, snapshot
+
+from runlens.dbt_session import project_state
+from runlens.plan import Plan, PlanStore, plan_inputs
+from runlens.raw_logs.as_of import SAMPLE_AS_OF
+
+RANKS = REPO / "tests" / "generated" / "ranks"
+LATE_RANK = "straggler/straggler.rank3.jsonl"
+FIXTURES = {"sample": SAMPLE, "faulty": FAULTY, "ranks": RANKS}
+PLANS_PROJECT = Project()
+
+
+def runlens_build(raw: Path, database: Path, cache: Path, *args: str, env: dict | None = None) -> dict:
+    """`runlens build` as a user runs it; returns its timings (which say whether it ran a plan)."""
+    database.parent.mkdir(parents=True, exist_ok=True)
+    timings = database.with_name(database.name + ".timings.json")
+    result = subprocess.run(
+        [str(RUNLENS), "build", "--logs", str(raw), "--db", str(database), "--timings", str(timings), *args],
+        env={**os.environ, "RUNLENS_AS_OF": SAMPLE_AS_OF, "RUNLENS_CACHE_DIR": str(cache), **(env or {})},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    return json.loads(timings.read_text(encoding="utf-8"))
+
+
+def first_line(path: Path) -> dict:
+    return json.loads(path.read_text(encoding="utf-8").splitlines()[0])
+
+
+def change(raw: Path, fixture: str) -> None:
+    """A new file, a resumed session appended to a file, a file deleted; for ranks, a late rank."""
+    logs = sorted(path for path in raw.rglob("*.jsonl") if not path.name.startswith(("_", ".")))
+    start = next(first_line(path) for path in logs if first_line(path).get("event") == "run_start")
+    (raw / "added.jsonl").write_text(
+        json.dumps({**start, "run_id": "added-run", "ts": "2025-01-05T00:00:00Z"})
+        + "\n"
+        + json.dumps({"run_id": "added-run", "event": "run_end", "ts": "2025-01-05T00:30:00Z"})
+        + "\n"
+    )
+    resumed = next(path for path in logs if first_line(path).get("event") == "run_start")
+    run_id = first_line(resumed)["run_id"]
+    with resumed.open("a") as grown:
+        grown.write(json.dumps({"run_id": run_id, "event": "run_start", "ts": "2026-01-01T00:00:00Z"}) + "\n")
+        grown.write(json.dumps({"run_id": run_id, "event": "run_end", "ts": "2026-01-01T00:10:00Z"}) + "\n")
+    bump_mtime(resumed)
+    next(path for path in reversed(logs) if path != resumed).unlink()
+    if fixture == "ranks":
+        shutil.copy2(RANKS / LATE_RANK, raw / LATE_RANK)
+
+
+def fixture_copy(folder: Path, fixture: str) -> Path:
+    raw = folder / "raw"
+    shutil.copytree(FIXTURES[fixture], raw)
+    if fixture == "ranks":
+        (raw / LATE_RANK).unlink()  # it comes late (change)
+    return raw
+
+
+@prebuilt()
+def plans_recorded(builds: Prebuilds) -> Path:
+    """The session's runlens cache folder with the plans of a first build and of a refresh."""
+    cache = builds.mktemp("plans_cache")
+    root = builds.mktemp("plans_recording")
+    raw = fixture_copy(root, "faulty")
+    assert runlens_build(raw, root / DATABASE, cache)["replayed"] == [False]
+    (raw / "one-more.jsonl").write_text((raw / "alpha" / "plain.jsonl").read_text())  # something to refresh
+    assert runlens_build(raw, root / DATABASE, cache)["replayed"] == [False]
+    return cache
+
+
+@pytest.fixture(scope="module", params=sorted(FIXTURES))
+def both_ways(request, plans_recorded, tmp_path_factory):
+    """A fixture built whole and refreshed by dbt and by the plans: the marts after each build,
+    whether each runlens build ran a plan, and the two databases."""
+    fixture = request.param
+    dbt_folder, plan_folder = tmp_path_factory.mktemp(f"dbt_{fixture}"), tmp_path_factory.mktemp(f"plan_{fixture}")
+    dbt_raw, plan_raw = fixture_copy(dbt_folder, fixture), fixture_copy(plan_folder, fixture)
+    dbt_db, plan_db = dbt_folder / DATABASE, plan_folder / DATABASE
+    marts, replayed = {}, []
+    build(PLANS_PROJECT, dbt_raw, dbt_db)
+    replayed += runlens_build(plan_raw, plan_db, plans_recorded)["replayed"]
+    marts["whole"] = snapshot(dbt_db), snapshot(plan_db)
+    change(dbt_raw, fixture)
+    change(plan_raw, fixture)
+    build(PLANS_PROJECT, dbt_raw, dbt_db)
+    replayed += runlens_build(plan_raw, plan_db, plans_recorded)["replayed"]
+    marts["refreshed"] = snapshot(dbt_db), snapshot(plan_db)
+    return {
+        "fixture": fixture,
+        "marts": marts,
+        "replayed": replayed,
+        "dbt": (dbt_raw, dbt_db),
+        "plan": (plan_raw, plan_db),
+    }
+
+
+@pytest.mark.parametrize("when", ["whole", "refreshed"])
+def test_the_plans_give_every_mart_dbt_gives(both_ways, when):
+    assert both_ways["replayed"] == [True, True], "runlens build ran dbt, not its plan"
+    by_dbt, by_plan = both_ways["marts"][when]
+    assert by_plan.keys() == by_dbt.keys()
+    for table in by_dbt:
+        assert by_plan[table] == by_dbt[table], f"{both_ways['fixture']}, {when}: {table} differs"
+    assert sum(len(rows) for rows in by_dbt.values()) > 20
+
+
+def test_dbt_after_the_plans_and_the_plans_after_dbt_change_nothing(both_ways, plans_recorded, tmp_path):
+    by_dbt, _ = both_ways["marts"]["refreshed"]
+    plan_raw, plan_db = both_ways["plan"]
+    build(PLANS_PROJECT, plan_raw, plan_db)  # a plain dbt build over the plans' database
+    assert snapshot(plan_db) == by_dbt
+    dbt_raw, dbt_db = both_ways["dbt"]
+    copy = copy_database(dbt_db, tmp_path / "copy")
+    assert runlens_build(dbt_raw, copy, plans_recorded)["replayed"] == [True]
+    assert snapshot(copy) == by_dbt
+
+
+# --------------------------------------------------------------------------------------------
+# a plan serves its own situation only
+
+
+@pytest.fixture
+def built(plans_recorded, tmp_path):
+    raw = fixture_copy(tmp_path, "faulty")
+    runlens_build(raw, tmp_path / DATABASE, plans_recorded)
+    return raw, tmp_path / DATABASE
+
+
+def test_other_vars_run_dbt(built, plans_recorded):
+    raw, database = built
+    timings = runlens_build(raw, database, plans_recorded, "--", "--vars", "{stall_multiple: 4}")
+    assert timings["replayed"] == [False]
+
+
+def test_plans_off_runs_dbt(built, plans_recorded):
+    raw, database = built
+    assert runlens_build(raw, database, plans_recorded, env={"RUNLENS_PLANS": "off"})["replayed"] == [False]
+
+
+def test_a_database_of_another_shape_runs_dbt(built, plans_recorded):
+    raw, database = built
+    with duckdb.connect(str(database)) as connection:
+        connection.execute("drop table fct_run_throughput")  # a table dbt would make again
+    timings = runlens_build(raw, database, plans_recorded)
+    assert timings["replayed"] == [False]
+    with duckdb.connect(str(database), read_only=True) as connection:
+        assert connection.execute("select count(*) from fct_run_throughput").fetchone()[0] > 0
+
+
+def test_an_edited_project_finds_no_plan(plans_recorded, tmp_path):
+    """A copy of the project, and then the same copy with one model file edited: the plans
+    recorded for the first do not serve the second."""
+    project = copy_project(tmp_path / "project")
+    store = PlanStore(tmp_path / "plans")
+    inputs = plan_inputs(project_state(project), REFRESH)
+    store.save(Plan({**inputs, "env": {}}, "state"))
+    assert store.find(inputs, "state") is not None
+    model = project / "models" / "marts" / "fct_runs.sql"
+    model.write_text(model.read_text() + "\n")
+    assert store.find(plan_inputs(project_state(project), REFRESH), "state") is None
+    assert store.find(inputs, "another state") is None
+
+
+def tampered_cache(plans_recorded: Path, folder: Path) -> Path:
+    """A copy of the session's cache whose plans' data test of stg_collections finds a failing row."""
+    cache = folder / "cache"
+    shutil.copytree(plans_recorded, cache)
+    for path in cache.glob("*/plans/*.json"):
+        plan = json.loads(path.read_text(encoding="utf-8"))
+        for node in plan["nodes"]:
+            if node["unique_id"].startswith("test.runlens.runlens_primary_key_stg_collections"):
+                node["statements"] = ["select 1 as failures, true as should_warn, true as should_error"]
+        path.write_text(json.dumps(plan), encoding="utf-8")
+    return cache
+
+
+def test_a_failing_data_test_fails_the_plan_and_keeps_the_database(built, plans_recorded, tmp_path):
+    raw, database = built
+    before = snapshot(database)
+    (raw / "added.jsonl").write_text(
+        '{"run_id": "x", "event": "run_start", "ts": "2025-01-09T00:00:00Z", "collection": "c", "task": "t"}\n'
+    )
+    result = subprocess.run(
+        [str(RUNLENS), "build", "--logs", str(raw), "--db", str(database)],
+        env={
+            **os.environ,
+            "RUNLENS_AS_OF": SAMPLE_AS_OF,
+            "RUNLENS_CACHE_DIR": str(tampered_cache(plans_recorded, tmp_path)),
+        },
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "fail in test.runlens.runlens_primary_key_stg_collections" in result.stderr, result.stderr
+    assert f"runlens: dbt build failed; {database} still holds the previous build" in result.stderr
+    assert snapshot(database) == before
+    assert not database.with_name(database.name + ".next").exists()
