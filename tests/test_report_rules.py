@@ -232,6 +232,20 @@ def test_the_largest_share_is_a_profiler_section_before_a_kind_of_interval():
     assert rules.largest_share(profile(profile_sections=only_unattributed, interval_kinds=kinds)).key == "interval_kind"
 
 
+def test_a_small_named_section_does_not_hide_where_the_time_goes():
+    """A text log's checkpoint saves (2% of the span) are the only named section: 98% unattributed.
+    The intervals answer; without intervals, the section is still named."""
+    saves = [section("checkpoint_save", 0.02), section("unattributed", 0.98)]
+    kinds = [kind("epoch_end -> checkpoint", 0.979)]
+    found = rules.largest_share(profile(profile_sections=saves, interval_kinds=kinds))
+    assert (found.key, found.figures["first"].interval_kind) == ("interval_kind", "epoch_end -> checkpoint")
+    found = rules.largest_share(profile(profile_sections=saves))
+    assert (found.key, found.figures["first"].section) == ("profiler_section", "checkpoint_save")
+    # two named sections holding half the profiled time together answer
+    half = [section("forward", 0.3), section("data_loading", 0.2), section("unattributed", 0.5)]
+    assert rules.largest_share(profile(profile_sections=half, interval_kinds=kinds)).key == "profiler_section"
+
+
 def span(runs: int, peak: int, mean: float | None) -> CollectionSpan:
     from datetime import datetime
 

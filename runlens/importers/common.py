@@ -13,7 +13,7 @@ import hashlib
 import json
 import os
 import re
-import tempfile
+import secrets
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -184,13 +184,28 @@ def dump_line(obj: dict) -> str:
     return json.dumps(obj, ensure_ascii=False, separators=(", ", ": "), allow_nan=False)
 
 
+def _create_temporary(folder: Path) -> tuple[int, str]:
+    """A new hidden file in folder, opened for writing, with the mode `open(path, "w")` gives:
+    0o666 less the umask (tempfile.mkstemp would make it 0o600 whatever the umask)."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+    for _ in range(100):
+        temporary = os.path.join(folder, f".import-{secrets.token_hex(6)}.tmp")
+        try:
+            return os.open(temporary, flags, 0o666), temporary
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"no free temporary file name in {folder}")
+
+
 def write_atomic(path: Path, text: str) -> bool:
-    """Write text to path through a temporary file; returns False when it was already so."""
+    """Write text to path through a temporary file, then rename it over path (a reader sees the
+    old file or the new one, never a part); returns False when it was already so. The file gets
+    the mode a plain `open(path, "w")` would create it with (0o666 less the umask)."""
     data = text.encode("utf-8")
     if path.exists() and path.read_bytes() == data:
         return False
     path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".import-", suffix=".tmp")
+    handle, temporary = _create_temporary(path.parent)
     try:
         with os.fdopen(handle, "wb") as stream:
             stream.write(data)

@@ -1,16 +1,33 @@
 """Line-oriented training logs (fairseq by default) -> one run per file.
 
-Each line that starts with a timestamp is read; the patterns below (Python regular expressions,
-each replaceable with `--text-pattern NAME=REGEX`) pick the markers out of it:
+Each line that starts with a timestamp is read (the config dump: any line); the patterns below
+(Python regular expressions, each replaceable with `--text-pattern NAME=REGEX`) pick the markers
+out of it:
 
-| name         | default (fairseq)                                             | gives               |
-|--------------|---------------------------------------------------------------|---------------------|
-| `timestamp`  | `^(?P<ts>\\d{4}-\\d{2}-\\d{2}[ T]\\d{2}:\\d{2}:\\d{2}([.,]\\d+)?)`| the line's time     |
-| `checkpoint` | `Saved checkpoint \\S+ \\(epoch (?P<epoch>\\d+) @ (?P<step>\\d+) updates` | checkpoint     |
-| `epoch_end`  | `end of epoch (?P<epoch>\\d+)`                                 | epoch_end           |
-| `epoch_step` | `epoch (?P<epoch>\\d+) @ (?P<step>\\d+) updates`                | the epoch's step    |
-| `run_end`    | `done training`                                               | run_end (completed) |
-| `task`       | `'task': \\{'_name': '(?P<task>[^']+)'`                        | the task            |
+| name           | default (fairseq)                                                     | gives            |
+|----------------|-----------------------------------------------------------------------|------------------|
+| `timestamp`    | `^(?P<ts>\\d{4}-\\d{2}-\\d{2}[ T]\\d{2}:\\d{2}:\\d{2}([.,]\\d+)?)`       | the line's time  |
+| `checkpoint`   | `[Ss]aved checkpoint \\S+ \\(epoch (?P<epoch>\\d+) @ (?P<step>\\d+) updates` | checkpoint       |
+| `epoch_end`    | `end of epoch (?P<epoch>\\d+)`                                         | epoch_end        |
+| `epoch_step`   | `epoch (?P<epoch>\\d+) @ (?P<step>\\d+) updates`                        | the epoch's step |
+| `run_end`      | `done training`                                                       | run_end (completed) |
+| `task`         | `'task': \\{'_name': '(?P<task>[^']+)'`                                | the task         |
+| `config`       | `\\| fairseq_cli\\.train \\| (?P<config>Namespace\\(.*\\|\\{'.*)$`           | the run's config |
+| `save_seconds` | `[Ss]aved checkpoint .*\\(writing took (?P<seconds>NUMBER) seconds\\)`   | a save's time    |
+
+fairseq up to 0.10 writes `saved checkpoint` and prints its arguments as `Namespace(...)`; later
+versions write `Saved checkpoint` and print a config dict (which may hold a `Namespace(...)` under
+`model`). The first config dump is the run_start's `config`, read without evaluating anything
+(config_dump.py: literals typed as Python writes them, nested dicts kept nested; a value that is no
+literal is kept as its text and named in the run_start's `config_note`, as is anything unread).
+Without a dump the config is empty and `config_source` is absent. When no `task` line names the
+task, a string `config[<--task-key>]` does (fairseq 0.10's `task='translation'`).
+
+The times the save lines state (`writing took N seconds`) become a `profile` event with one section,
+`checkpoint_save`: their sum. A profile needs a measured `wall_seconds`; this one is the span the
+log itself states, from its first timed line (the run_start) to the run_end line, `final`; without a
+run_end line, to its last timed line and `final: false` (a summary of an unfinished run, which stays
+incomplete). A log without save times gets no profile.
 
 Such logs carry local times without a zone: `--timezone` names it (an IANA name such as
 `Europe/Berlin`, or an offset such as `+02:00`). Without it the times are read as UTC and every
@@ -20,22 +37,27 @@ event says so. Times with whole seconds only are approximate (to the second). A 
 
 from __future__ import annotations
 
+import math
 import re
 from datetime import UTC, datetime, timedelta, timezone, tzinfo
 from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from .common import UNSPECIFIED_TASK, Options, Outcome, Reject, Run, display_path, format_ts
+from .config_dump import ConfigDump, parse_config_dump
 
 FORMAT = "text"
 DEFAULT_PATTERNS = {
     "timestamp": r"^(?P<ts>\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?)",
-    "checkpoint": r"Saved checkpoint \S+ \(epoch (?P<epoch>\d+) @ (?P<step>\d+) updates",
+    "checkpoint": r"[Ss]aved checkpoint \S+ \(epoch (?P<epoch>\d+) @ (?P<step>\d+) updates",
     "epoch_end": r"end of epoch (?P<epoch>\d+)",
     "epoch_step": r"epoch (?P<epoch>\d+) @ (?P<step>\d+) updates",
     "run_end": r"done training",
     "task": r"'task': \{'_name': '(?P<task>[^']+)'",
+    "config": r"\| fairseq_cli\.train \| (?P<config>Namespace\(.*|\{'.*)$",
+    "save_seconds": r"[Ss]aved checkpoint .*\(writing took (?P<seconds>\d+(?:\.\d*)?(?:[eE][-+]?\d+)?) seconds\)",
 }
+SAVE_SECTION = "checkpoint_save"
 SUFFIXES = (".log", ".txt", ".out")
 _OFFSET = re.compile(r"^([+-])(\d{2}):?(\d{2})$")
 
@@ -104,11 +126,21 @@ def import_log(path: Path, root: Path, options: Options) -> Outcome:
     folder = path.parent.resolve().name or "text"
     run_id = f"{folder}/{path.stem}"
     run = Run(run_id=run_id, source_format=FORMAT, collection=options.collection or folder, task=UNSPECIFIED_TASK)
-    first_us = last_us = first_line = None
+    first_us = last_us = first_line = last_line = None
+    first_precise = last_precise = False
     ended = None
     task_source = "default"
     epoch_steps: dict[int, int] = {}
+    dump: tuple[int, str, ConfigDump] | None = None  # (line, text, parsed): the first config dump
+    other_dumps: list[int] = []  # lines of later dumps that state another config
+    saves: list[float] = []  # the seconds each save line says writing took
     for number, line in enumerate(text.splitlines(), start=1):
+        if found := compiled["config"].search(line):
+            stated = (found.groupdict().get("config") or found.group(0)).strip()
+            if dump is None:
+                dump = (number, stated, parse_config_dump(stated))
+            elif stated != dump[1]:
+                other_dumps.append(number)
         stamp = compiled["timestamp"].search(line)
         if not stamp:
             continue
@@ -124,7 +156,7 @@ def import_log(path: Path, root: Path, options: Options) -> Outcome:
             return "; ".join(parts) or None
 
         if first_us is None:
-            first_us, first_line = us, number
+            first_us, first_line, first_precise = us, number, precise
             run.add(
                 "run_start",
                 us,
@@ -132,7 +164,7 @@ def import_log(path: Path, root: Path, options: Options) -> Outcome:
                 "run_start taken from the first log line: set-up before logging is not seen"
                 + (f"; {zone_note}" if zone_note else ""),
             )
-        last_us = us
+        last_us, last_line, last_precise = us, number, precise
         if task_source == "default" and (found := compiled["task"].search(line)):
             run.task, task_source = found.group("task"), "pattern:task"
         if found := compiled["epoch_step"].search(line):
@@ -146,11 +178,20 @@ def import_log(path: Path, root: Path, options: Options) -> Outcome:
             if epoch in epoch_steps:
                 fields["step"] = epoch_steps[epoch]
             run.add("epoch_end", us, shown, reason("epoch_end"), source_line=number, **fields)
+        if (found := compiled["save_seconds"].search(line)) and found.groupdict().get("seconds"):
+            seconds = float(found.group("seconds"))
+            if math.isfinite(seconds) and seconds >= 0:
+                saves.append(seconds)
         if ended is None and compiled["run_end"].search(line):
-            ended = (us, number, reason("run_end"))
+            ended = (us, number, reason("run_end"), precise)
     if first_us is None:
         outcome.rejects.append(Reject(FORMAT, shown, "no_timestamps", "no line matches the timestamp pattern"))
         return outcome
+    if dump is not None:
+        run.config = dump[2].config
+        task = run.config.get(options.task_key)
+        if task_source == "default" and isinstance(task, str) and task.strip():
+            run.task, task_source = task, f"config:{options.task_key}"
     if options.task:
         run.task, task_source = options.task, "option"
     run.run_fields = {
@@ -160,12 +201,67 @@ def import_log(path: Path, root: Path, options: Options) -> Outcome:
         "task_source": task_source,
         "source_line": first_line,
     }
+    if dump is not None:
+        _describe_config(run, outcome, shown, dump, other_dumps)
     if ended:
         run.add("run_end", ended[0], shown, ended[2], status="completed", source_line=ended[1])
-    else:
+    if saves:
+        end = ended or (last_us, last_line, None, last_precise)
+        _add_save_profile(run, shown, saves, (first_us, first_precise), end, bool(ended), zone_note)
+    if not ended:
         run.run_fields["last_heard_from"] = format_ts(last_us)
         outcome.notes.append(
             f"text log {shown}: no run_end line, imported as incomplete (last line {format_ts(last_us)})"
         )
     outcome.runs.append(run)
     return outcome
+
+
+_FORMS = {"namespace": "a Namespace(...) dump", "dict": "a config dict", "json": "a JSON object"}
+
+
+def _describe_config(run: Run, outcome: Outcome, shown: str, dump: tuple, other_dumps: list[int]) -> None:
+    """Say on the run_start where its config comes from, and what of it is not exact."""
+    number, _, parsed = dump
+    run.run_fields["config_source"] = f"log line {number}: {_FORMS.get(parsed.form, 'a config dump')}"
+    notes = []
+    if parsed.raw_keys:
+        count = len(parsed.raw_keys)
+        keys = ", ".join(parsed.raw_keys[:5]) + (f" and {count - 5} more" if count > 5 else "")
+        notes.append(f"{count} value(s) are no Python literals and are kept as their text ({keys})")
+    notes.extend(parsed.problems)
+    if other_dumps:
+        notes.append(
+            f"the log prints another config on line {other_dumps[0]}"
+            + (f" and {len(other_dumps) - 1} more" if len(other_dumps) > 1 else "")
+            + f" (a resumed training?): the first, line {number}, is the run's config"
+        )
+    if notes:
+        run.run_fields["config_note"] = "; ".join(notes)
+        outcome.notes.append(f"text log {shown}: config from line {number}: " + "; ".join(notes))
+
+
+def _add_save_profile(
+    run: Run, shown: str, saves: list[float], first: tuple, end: tuple, final: bool, zone_note: str | None
+) -> None:
+    """The save times the log states, as a profile whose wall time is the log's own span."""
+    first_us, first_precise = first
+    end_us, end_line, _, end_precise = end
+    until = "run_end line" if final else "last timed line"
+    approximation = [f"profile written by the importer at the log's {until}: no profiler wrote one"]
+    if not (first_precise and end_precise):
+        approximation.append("wall_seconds from log lines with whole-second times")
+    if zone_note:
+        approximation.append(zone_note)
+    run.add(
+        "profile",
+        end_us,
+        shown,
+        "; ".join(approximation),
+        wall_seconds=(end_us - first_us) / 1_000_000,
+        sections={SAVE_SECTION: round(math.fsum(saves), 6)},
+        final=final,
+        source_line=end_line,
+        wall_seconds_source=f"the log's span from its first timed line to its {until}",
+        section_sources={SAVE_SECTION: f"the sum of the {len(saves)} save times the log states"},
+    )

@@ -38,6 +38,10 @@ MANY_EPOCHS_MEDIAN = 5
 # The first epoch is slower (faster) than the rest when the mean of the runs' first-epoch ratios
 # is at least this (at most its inverse); in between, it is about as long.
 FIRST_EPOCH_RATIO = 1.2
+# Profiler sections answer "where the time goes" only when the named ones hold at least this share
+# of the profiled wall time together; else most of it is unattributed, and a small named section
+# (a log's checkpoint saves) would hide where the time went: the intervals between markers answer.
+SECTIONS_ATTRIBUTE_SHARE = 0.5
 # A profiler section whose name says it saves (measured checkpoint saving).
 SAVING_SECTION = re.compile(r"save|checkpoint", re.IGNORECASE)
 
@@ -73,14 +77,26 @@ class Findings:
 
 
 def largest_share(profile: CollectionProfile) -> Finding | None:
-    """The largest share of wall time the data can name: a profiler section, else a kind of
-    interval between markers, else the final tail."""
-    named = [section for section in profile.profile_sections if section.section != "unattributed"]
-    if named and named[0].share_of_wall is not None:
-        return Finding("profiler_section", {"first": named[0], "second": named[1] if len(named) > 1 else None})
+    """The largest share of wall time the data can name: a profiler section when the named sections
+    attribute most of the profiled time (SECTIONS_ATTRIBUTE_SHARE), else a kind of interval between
+    markers, else a profiler section all the same, else the final tail."""
+    named = [
+        section
+        for section in profile.profile_sections
+        if section.section != "unattributed" and section.share_of_wall is not None
+    ]
+    sections = (
+        Finding("profiler_section", {"first": named[0], "second": named[1] if len(named) > 1 else None})
+        if named
+        else None
+    )
+    if sections and sum(section.share_of_wall for section in named) >= SECTIONS_ATTRIBUTE_SHARE:
+        return sections
     kinds = [kind for kind in profile.interval_kinds if kind.share_of_wall is not None and kind.total_seconds > 0]
     if kinds:
         return Finding("interval_kind", {"first": kinds[0], "second": kinds[1] if len(kinds) > 1 else None})
+    if sections:
+        return sections
     if profile.snapshot.mean_tail_share is not None:
         return Finding("final_tail")
     return None
