@@ -1,25 +1,37 @@
-"""Benchmark runlens at scale: the real `dbt build` against hand-written floors and a pandas baseline.
+"""Benchmark runlens at scale: `runlens build`, as users run it, against hand-written floors and pandas.
 
     .venv/bin/python scripts/bench.py [--sizes 1000,10000,100000,200000] [--with-1m] [--engines postgres,spark]
-                                      [--with-tests] [--watch-runs 3,200000] [--out-dir bench_out]
+                                      [--spark-runs 10000,100000] [--with-tests] [--watch-runs 3,200000]
+                                      [--out-dir bench_out]
 
-Needs pandas (pip install -r requirements-bench.txt -c constraints.txt). On this machine it measures:
+Needs pandas (pip install -r requirements-bench.txt -c constraints.txt). Every `runlens` command
+runs one installation made fresh for the run (<out-dir>/installation: a copy of the dbt project
+and an empty cache folder, RUNLENS_CACHE_DIR), with the as-of time pinned (RUNLENS_AS_OF, a month
+after the generated runs: benchmark/datasets.py BENCH_AS_OF). The first `runlens build` in a
+situation (a fresh database; an already-built one) runs dbt in-process and records dbt's plan in
+that cache folder; later builds in the same situation replay the plan in one DuckDB connection.
+On this machine it measures:
 
-- the fixed cost: `runlens build` in a fresh process (dbt in-process: models and data tests, unit
-  tests left to `make test`) over 3 generated runs into a fresh database, after one first build that
-  parses cold, --repeats times; the median wall time, and the start-up (wall time less dbt's
-  elapsed time, from the command's --timings file);
-- a refresh inside `runlens watch` after one new file, over 3 runs and over 200,000 (sharded from
-  100,000; --watch-runs), --repeats times each (median);
+- the fixed cost (benchmark/fixed_cost.py): `runlens build` in a fresh process (models and data
+  tests, unit tests left to `make test`) over 3 generated runs into a fresh database, after one
+  first build that parses cold and records the fresh database's plan, --repeats times; the median
+  wall time, and the start-up (wall time less the build's elapsed time, from its --timings file);
+  then a plain `dbt build` (the dbt command line) over the same 3 runs into a fresh database in a
+  fresh process, after one cold-parse warm-up, --repeats times (median); then one new run's file
+  and one more `runlens build` (not counted), which records the plan of an already-built database;
+- a refresh inside `runlens watch` after one new file, pages included, over 3 runs and over
+  200,000 (sharded from 100,000; --watch-runs), --repeats times each after one not counted
+  (median);
 - `make sample` in the repository from an empty database (RUNLENS_DB at a fresh path) to rendered
   reports, the venv already installed; the median of --repeats runs;
 - for each size (runs):
   - generates the logs with scripts/generate_sample.py's scale mode (one file per run below 100k
     runs, shard files of --shard-runs runs from 100k on, a third of them gzipped);
-  - builds the marts with that same `dbt build` in a fresh copy of the project (tests/pipeline.py),
-    timing it and measuring the peak memory (max RSS) of the dbt process with /usr/bin/time -v;
-    then a second `dbt build` with nothing changed (the no-op build), and `dbt run` (models only)
-    into a fresh database;
+  - the full build: `runlens build` in a fresh process into a fresh database, replaying the plan
+    the fixed cost step recorded (the steady state of a user after their first build), timed, with
+    the peak memory (max RSS) of the `runlens build` process from /usr/bin/time -v, and whether it
+    replayed a plan and its phases (reading, commit, close) from its --timings file; then the same
+    command with nothing changed (it runs no model);
   - times report rendering (scripts/render_report.py);
   - times the simple floor (one hand-written DuckDB query over the same files), the fair floor
     (scripts/benchmark/fair_floor.py: the build's own accounting written by hand in DuckDB SQL,
@@ -27,14 +39,17 @@ Needs pandas (pip install -r requirements-bench.txt -c constraints.txt). On this
     (json.loads per line, DataFrame, groupby), each in its own process, and checks that their
     per-run wall and tail seconds and the collection rollup (runs, mean and median wall) equal the
     marts' to 1e-6 s (mismatches are reported, never hidden);
-  - times two incremental refreshes: 1% new runs in new files, then two events (a checkpoint and a
-    later run_end) appended to 1% of the runs; and checks the refreshed marts against the floor again;
+  - times two incremental refreshes, each `runlens build` replaying the plan of a built database:
+    1% new runs in new files, then two events (a checkpoint and a later run_end) appended to 1% of
+    the runs; and checks the refreshed marts against the floor again;
 - with --engines, builds the sample and --engine-runs runs on PostgreSQL and Spark
-  (scripts/engines/bench_engines.py) and compares their marts with DuckDB's;
+  (scripts/engines/bench_engines.py) and compares their marts with DuckDB's; with --spark-runs, builds
+  those sizes (sharded) on Spark only, each against a DuckDB reference; every Spark build's reader
+  is timed apart (its seconds and lines read);
 - with --with-tests, clones the committed HEAD into the scratch folder and times pytest there with
   .ci/run's environment (PostgreSQL started beforehand, as for --engines).
 
-Issue 24's targets are judged from these figures (scripts/benchmark/targets.py): met, missed or not
+Issue 29's targets are judged from these figures (scripts/benchmark/targets.py): met, missed or not
 run. It writes <out-dir>/benchmarks.json and benchmarks.md, and the same to docs/ unless --no-docs,
 and prints a summary. Exit status 1 when a step failed or a figure disagreed; a missed target is no
 failure. Timings are never asserted anywhere; tests/test_bench_smoke.py only runs it small.
@@ -43,6 +58,7 @@ Internal modes (run as subprocesses so that each is timed and measured alone):
     bench.py _floor RAW_DIR MARTS_DB OUT_JSON
     bench.py _fair_floor RAW_DIR MARTS_DB OUT_JSON
     bench.py _pandas RAW_DIR MARTS_DB OUT_JSON
+    bench.py _spark_build OUT_JSON [scripts/engine_build.py's arguments]  (its reader timed into OUT_JSON)
 and, to write the docs again from a saved run (bench_out/benchmarks.json is written after each step):
     bench.py _render BENCHMARKS_JSON OUT_DIR [ENGINES_STATUS]
 """
@@ -61,7 +77,7 @@ sys.path[:0] = [str(REPO / "scripts"), str(REPO)]
 
 DEFAULT_SIZES = (1_000, 10_000, 100_000, 200_000)
 ONE_MILLION = 1_000_000
-STEPS = ("fixed_cost", "watch", "make_sample", "noop", "run", "render", "fair_floor", "pandas", "refresh")
+STEPS = ("fixed_cost", "plain_dbt", "watch", "make_sample", "noop", "render", "fair_floor", "pandas", "refresh")
 ENGINES = ("postgres", "spark")
 # the internal modes that run one baseline in its own process: mode -> module with run(raw, marts, out)
 BASELINE_MODULES = {
@@ -82,6 +98,30 @@ def run_baseline_mode(mode: str, raw_dir: Path, marts_db: Path, out_json: Path) 
     return 0
 
 
+def run_spark_build(out_json: Path, argv: list[str]) -> int:
+    """scripts/engine_build.py's Spark build, unchanged, with its reader (spark_reader.refresh)
+    timed: {"reading_seconds", "read_files", "read_lines"} into out_json (the Spark session is
+    started before, untimed)."""
+    import time
+
+    import engine_build
+
+    from runlens.raw_logs import spark_reader
+
+    read = spark_reader.refresh
+
+    def timed(spark, raw_dir: str, database: str):
+        started = time.perf_counter()
+        summary = read(spark, raw_dir, database)
+        seconds = round(time.perf_counter() - started, 3)
+        figures = {"reading_seconds": seconds, "read_files": summary.read_files, "read_lines": summary.read_lines}
+        out_json.write_text(json.dumps(figures))
+        return summary
+
+    spark_reader.refresh = timed
+    return engine_build.main(argv)
+
+
 def parse_args(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
@@ -97,7 +137,11 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         "memory: ~1.3 KB a line, so ~13 GB at 1M runs)",
     )
     parser.add_argument(
-        "--repeats", type=int, default=3, help="how many times the fixed cost and make sample are measured (median)"
+        "--repeats",
+        type=int,
+        default=3,
+        help="how many times the fixed cost, the plain dbt build, a watch refresh and make sample are measured "
+        "(median)",
     )
     parser.add_argument(
         "--engines",
@@ -106,6 +150,12 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         "for postgres, a server: README 'Other engines'): the sample and ENGINE_RUNS runs (about 1M events)",
     )
     parser.add_argument("--engine-runs", type=int, default=100_000, help="runs of the engines' large dataset")
+    parser.add_argument(
+        "--spark-runs",
+        default="",
+        help="comma-separated sizes (runs, sharded) to build on Spark only, each against a DuckDB reference, "
+        "for the Spark targets (10000,100000: the 100k build, reading linear from 10k to 100k, parity)",
+    )
     parser.add_argument(
         "--with-tests",
         action="store_true",
@@ -138,6 +188,9 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     unknown = set(args.engine_list) - set(ENGINES)
     if unknown:
         parser.error(f"unknown --engines: {', '.join(sorted(unknown))}")
+    args.spark_runs_list = sorted({int(s) for s in args.spark_runs.split(",") if s.strip()})
+    if args.spark_runs_list and min(args.spark_runs_list) < 1:
+        parser.error("--spark-runs needs positive run counts")
     return args
 
 
@@ -148,6 +201,8 @@ def main(argv: list[str] | None = None) -> int:
 
         rerender(Path(argv[1]), Path(argv[2]), argv[3] if len(argv) > 3 else None)
         return 0
+    if argv and argv[0] == "_spark_build":
+        return run_spark_build(Path(argv[1]), argv[2:])
     if argv and argv[0] in BASELINE_MODULES:
         return run_baseline_mode(argv[0], *(Path(a) for a in argv[1:4]))
     args = parse_args(argv)

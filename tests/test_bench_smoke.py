@@ -1,8 +1,10 @@
 """The benchmark runs end to end at a tiny size, its fixed-cost step included, and its readings of
-the logs agree (the marts, the hand-written DuckDB floor, the pandas baseline); the fair floor,
-until it is written, is "not run" without failing the bench. Speed is never asserted. Also: the
-generator's scale mode is deterministic and its two layouts hold the same lines; the targets'
-verdicts; the `make sample` and fresh-clone test steps, on a stand-in Makefile and one quick test."""
+the logs agree (the marts, the hand-written DuckDB floor, the pandas baseline, the refreshed marts);
+the fair floor, until it is written, is "not run" without failing the bench; every build of a size
+is `runlens build` replaying a plan the fixed cost step recorded. Speed is never asserted. Also:
+the generator's scale mode is deterministic and its two layouts hold the same lines; the targets'
+verdicts (issue 29's); the `make sample` and fresh-clone test steps, on a stand-in Makefile and one
+quick test."""
 
 from __future__ import annotations
 
@@ -70,13 +72,13 @@ def test_scale_timestamps_match_datetime():
 def bench_run(builds: Prebuilds):
     """The benchmark at 200 runs, run in the background: its finished process and its folder."""
     out = builds.mktemp("bench") / "bench"
-    # the dbt steps that only add timings (no-op build, models-only run, refreshes) and `make sample`
-    # (it writes the repository's reports/) are left out to keep this short; the fixed cost runs,
-    # twice instead of three times
+    # the plain `dbt build` (timings only: three more dbt processes) and `make sample` (it writes the
+    # repository's reports/) are left out to keep this short; the fixed cost runs twice instead of
+    # three times
     command = [sys.executable, str(BENCH), "--sizes", "200", "--out-dir", str(out), "--no-docs", "--repeats", "2"]
     command += ["--watch-runs", "3"]
     result = subprocess.run(
-        [*command, "--skip", "noop,run,refresh,make_sample"],
+        [*command, "--skip", "plain_dbt,make_sample"],
         capture_output=True,
         text=True,
         check=False,
@@ -93,24 +95,28 @@ def test_bench_runs_end_to_end_and_its_readings_agree(bench_run):
     assert {"cpu_model", "logical_cpus", "memory_gb", "os", "python", "versions", "date_utc"} <= machine.keys()
 
     fixed = report["fixed_cost"]
-    assert fixed["returncode"] == 0 and fixed["runs"] == 3 and fixed["dbt_parse"]["returncode"] == 0
-    assert len(fixed["builds"]) == 2
+    assert fixed["returncode"] == 0 and fixed["runs"] == 3 and fixed["first_build"]["returncode"] == 0
+    assert fixed["first_build"]["replayed"] == [False]  # a fresh cache folder: dbt ran and recorded its plan
+    assert len(fixed["builds"]) == 2 and fixed["replayed"] and "plain_dbt" not in fixed
     for build in fixed["builds"]:
         assert build["returncode"] == 0 and build["nodes"] > 0 and 0 < build["dbt_elapsed_seconds"] < build["seconds"]
         assert build["startup_seconds"] == pytest.approx(build["seconds"] - build["dbt_elapsed_seconds"], abs=2e-3)
+        assert build["replayed"] == [True] and {"reading", "commit", "close"} <= build["phases"].keys()
     assert fixed["seconds"] == pytest.approx(statistics.median(b["seconds"] for b in fixed["builds"]), abs=2e-3)
     assert fixed["where_time_goes"]["top_models"]
+    assert fixed["incremental_plan"]["returncode"] == 0 and fixed["incremental_plan"]["replayed"] == [False]
 
     (entry,) = report["sizes"]
     assert entry["runs"] == 200 and entry["layout"] == "per-run" and entry["failures"] == []
     assert entry["runs_in_marts"] == 200 and entry["lines_read"] >= 200 * 10
-    for step in ("generate", "dbt_parse", "dbt_build", "render_report", "floor", "pandas"):
+    for step in ("generate", "build", "build_noop", "render_report", "floor", "pandas", "refresh_check"):
         assert entry[step]["returncode"] == 0, step
-    assert entry["dbt_build"]["seconds"] > 0 and entry["dbt_build"]["peak_rss_mb"] > 0
+    assert entry["build"]["seconds"] > 0 and entry["build"]["peak_rss_mb"] > 0
     assert entry["where_time_goes"]["top_models"]
     assert entry["ratios"]["build_minus_fixed_seconds"] == pytest.approx(
-        entry["dbt_build"]["seconds"] - fixed["seconds"], abs=2e-3
+        entry["build"]["seconds"] - fixed["seconds"], abs=2e-3
     )
+    assert entry["refresh_check"]["check"]["ok"] and entry["refresh_check"]["check"]["runs_compared"] == 202
     readers = ["floor", "pandas"]
     if "not_run" in entry["fair_floor"]:  # scripts/benchmark/fair_floor.py not written yet
         assert "written separately" in entry["fair_floor"]["not_run"]
@@ -129,12 +135,18 @@ def test_bench_runs_end_to_end_and_its_readings_agree(bench_run):
     assert all(r["seconds"] > 0 and "refreshed in" in r["line"] for r in watch["refreshes"])
     assert watch["seconds"] == pytest.approx(statistics.median(r["seconds"] for r in watch["refreshes"]), abs=2e-3)
 
-    (fixed_row, watch_row, large_watch_row, *size_rows, sample_row, tests_row) = report["targets"]
+    assert watch["plans_recorded"]["repeats"] == 0  # the counted refreshes replayed plans: dbt never ran
+
+    (fixed_row, plain_row, watch_row, large_watch_row, *size_rows, sample_row, tests_row) = report["targets"]
     assert fixed_row["figure"] == fixed["seconds"] and fixed_row["verdict"] in ("met", "missed")
     assert watch_row["figure"] == watch["seconds"] and watch_row["verdict"] in ("met", "missed")
     assert large_watch_row["size"] == 200_000  # not measured here
-    assert {row["size"] for row in size_rows} == {100_000, 200_000, 1_000_000}  # 200 runs is no target size
-    assert {row["verdict"] for row in [large_watch_row, *size_rows, sample_row, tests_row]} == {"not run"}
+    spark_rows = [row for row in size_rows if row["target"].startswith("Spark")]
+    assert len(spark_rows) == 3 and {row["size"] for row in spark_rows} == {100_000}
+    # 200 runs is no target size
+    assert {row["size"] for row in size_rows if row not in spark_rows} == {100_000, 200_000, 1_000_000}
+    not_run = [plain_row, large_watch_row, *size_rows, sample_row, tests_row]
+    assert {row["verdict"] for row in not_run} == {"not run"}
     markdown = (out / "benchmarks.md").read_text()
     assert markdown.startswith("# runlens benchmarks")
     assert "## Fixed cost" in markdown and "| **median** |" in markdown
@@ -151,23 +163,59 @@ def test_a_baseline_not_written_yet_is_not_run(tmp_path, monkeypatch):
     assert json.loads(out_json.read_text()) == {"not_run": "written separately"}
 
 
+def test_size_steps_run_runlens_build_replaying_the_recorded_plans(bench_run):
+    """Each build of a size is `runlens build` in a fresh process, replaying the plan the fixed cost
+    step recorded in the shared cache folder (a fresh database's for the full build, a built one's
+    for the refreshes); with nothing changed and the as-of time pinned, no model runs."""
+    result, out = bench_run
+    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-4000:]
+    report = json.loads((out / "benchmarks.json").read_text())
+    (entry,) = report["sizes"]
+    for step in ("build", "refresh_new_runs", "refresh_appends"):
+        figures = entry[step]
+        assert figures["returncode"] == 0 and figures["replayed"] == [True], (step, figures)
+        assert {"reading", "commit", "close"} <= figures["phases"].keys() and figures["nodes"] > 0, step
+        assert not figures["nothing_changed"], step
+    assert entry["refresh_new_runs"]["runs_added"] == 2 and entry["refresh_appends"]["runs_touched"] == 2
+    noop = entry["build_noop"]
+    assert noop["nothing_changed"] and noop["replayed"] == [] and noop["nodes"] == 0
+    assert report["config"]["as_of"] == "2025-07-01T00:00:00Z"
+    assert "plan replayed" in (out / "benchmarks.md").read_text()
+
+
 def size_entry(runs, **ratios):
     build = {"seconds": 100.0, "peak_rss_mb": ratios.pop("peak_rss_mb"), "returncode": 0}
-    return {"runs": runs, "dbt_build": build, "ratios": ratios, "failures": []}
+    return {"runs": runs, "build": build, "ratios": ratios, "failures": []}
+
+
+def spark_build(seconds, reading_seconds, read_lines, differences=0, returncode=0):
+    return {
+        "engine": "spark",
+        "seconds": seconds,
+        "returncode": returncode,
+        "reading_seconds": reading_seconds,
+        "read_lines": read_lines,
+        "parity": {"differences": differences},
+    }
 
 
 def test_targets_verdicts():
-    """Issue 24's targets, each at the sizes it names, on figures chosen either side of them."""
+    """Issue 29's targets, each at the sizes it names, on figures chosen either side of them."""
     report = {
-        "fixed_cost": {"runs": 3, "seconds": 5.5, "returncode": 0},
+        "fixed_cost": {
+            "runs": 3,
+            "seconds": 3.5,
+            "returncode": 0,
+            "plain_dbt": {"runs": 3, "seconds": 5.9, "returncode": 0},
+        },
         "watch_refreshes": [
-            {"runs": 3, "seconds": 2.5, "returncode": 0},
-            {"runs": 200_000, "seconds": 6.5, "returncode": 0},
+            {"runs": 3, "seconds": 1.4, "returncode": 0},
+            {"runs": 200_000, "seconds": 3.1, "returncode": 0},
         ],
         "sizes": [
             size_entry(
                 100_000,
-                build_minus_fixed_over_fair_floor=2.0,
+                build_minus_fixed_over_fair_floor=2.5,
                 build_minus_fixed_over_floor=10.5,
                 pandas_over_build=1.6,
                 noop_over_budget=0.9,
@@ -175,29 +223,56 @@ def test_targets_verdicts():
                 peak_rss_mb=9_999.0,
             ),
             size_entry(200_000, noop_over_budget=1.2, refresh_new_over_budget=0.8, peak_rss_mb=9_999.0),
-            size_entry(1_000_000, pandas_over_build=1.4, peak_rss_mb=3_500.0),
+            size_entry(1_000_000, build_minus_fixed_over_fair_floor=2.0, pandas_over_build=1.4, peak_rss_mb=4_000.0),
         ],
-        "make_sample": {"seconds": 9.9, "returncode": 0},
+        "engines": {
+            "spark_sizes": [
+                {"runs": 10_000, "spark": spark_build(120.0, 10.0, 100_000)},
+                {"runs": 100_000, "spark": spark_build(901.0, 160.0, 1_000_000, differences=0)},
+            ]
+        },
+        "make_sample": {"seconds": 8.1, "returncode": 0},
         "test_suite": {"seconds": 120.0, "returncode": 1},
     }
-    verdicts = {(row["target"].split(" (")[0].split(":")[0], row["size"]): row["verdict"] for row in targets(report)}
+    rows = targets(report)
+    verdicts = {(row["target"].split(" (")[0].split(":")[0], row["size"]): row["verdict"] for row in rows}
     assert verdicts == {
         ("fixed cost", 3): "missed",
+        ("plain `dbt build` over 3 runs, fresh process", 3): "met",
         ("a refresh inside `runlens watch` after one new file", 3): "met",
         ("a refresh inside `runlens watch` after one new file", 200_000): "missed",
-        ("(full build - fixed cost) / fair floor", 100_000): "met",
-        ("(full build - fixed cost) / fair floor", 1_000_000): "not run",
-        ("(full build - fixed cost) / simple floor", 100_000): "missed",
-        ("(full build - fixed cost) / simple floor", 1_000_000): "not run",
+        ("(full build - fixed cost) / fair floor", 1_000_000): "met",
         ("end to end against the pandas script", 1_000_000): "missed",
-        ("`dbt build` with nothing changed /", 200_000): "missed",
+        ("`runlens build` with nothing changed /", 200_000): "missed",
         ("refresh after 1% new runs /", 100_000): "missed",
         ("refresh after 1% new runs /", 200_000): "met",
         ("refresh after 1% new runs /", 1_000_000): "not run",
         ("peak memory of the full build", 1_000_000): "met",
-        ("`make sample` once installed, empty database to rendered reports", "sample"): "met",
+        ("Spark on this machine", 100_000): "missed",
+        ("Spark reading linear from 10,000 runs", 100_000): "missed",
+        ("Spark's marts the same as DuckDB's", 100_000): "met",
+        ("`make sample` once installed, empty database to rendered reports", "sample"): "missed",
         ("pytest of `make test` on a fresh clone", None): "failed",
     }
+    linear = next(row for row in rows if row["target"].startswith("Spark reading linear"))
+    assert linear["figure"] == 1.6 and linear["threshold"] == "<= 1.5x"  # 160 µs a line against 100 µs
+    assert not any("simple floor" in row["target"] for row in rows)  # a reported figure, no target
+
+
+def test_spark_targets_from_the_engines_large_dataset_and_failures():
+    """--engines spark at --engine-runs 100000 gives the 100k build and parity; without 10k runs the
+    reading is not judged; a failed Spark build or parity check is "failed"."""
+    large = {"engine": "spark", "dataset": "large", **spark_build(800.0, 100.0, 1_000_000, differences=3)}
+    engines = {"large_runs": 100_000, "builds": [{"engine": "duckdb", "dataset": "large", "returncode": 0}, large]}
+    spark = {row["target"].split(" ")[1]: row["verdict"] for row in targets({"sizes": [], "engines": engines})[-5:-2]}
+    assert spark == {"on": "met", "reading": "not run", "marts": "missed"}
+    large["returncode"] = 1
+    engines["spark_sizes"] = [{"runs": 10_000, "spark": spark_build(120.0, 10.0, 100_000)}]
+    spark = [row["verdict"] for row in targets({"sizes": [], "engines": engines})[-5:-2]]
+    assert spark == ["failed", "failed", "failed"]
+    large["returncode"], large["parity"] = 0, {"differences": None, "error": "boom"}
+    spark = [row["verdict"] for row in targets({"sizes": [], "engines": engines})[-5:-2]]
+    assert spark == ["met", "met", "failed"]
 
 
 STAND_IN_MAKEFILE = """\

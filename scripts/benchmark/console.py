@@ -6,8 +6,15 @@ from __future__ import annotations
 from benchmark.formatting import fmt
 from benchmark.measure import seconds_of
 
-HEADER = ["runs", "lines", "build s", "noop s", "run s", "floor s", "fair s", "pandas s", "ref.new s", "ref.app s",
-          "render s", "peak MB", "checks"]  # fmt: skip
+HEADER = ["runs", "lines", "build s", "noop s", "floor s", "fair s", "pandas s", "ref.new s", "ref.app s",
+          "render s", "peak MB", "replayed", "checks"]  # fmt: skip
+BUILDS = ("build", "refresh_new_runs", "refresh_appends")  # the size's `runlens build`s that should replay a plan
+
+
+def _replayed(entry: dict) -> str:
+    """How many of the size's builds replayed a recorded plan, of those that ran."""
+    ran = [entry[name] for name in BUILDS if entry.get(name) and entry[name].get("returncode", 0) == 0]
+    return f"{sum(1 for figures in ran if figures.get('replayed') and all(figures['replayed']))}/{len(ran)}"
 
 
 def _checks(entry: dict) -> str:
@@ -25,16 +32,16 @@ def summary(report: dict) -> str:
             [
                 fmt(e["runs"]),
                 fmt(e.get("lines_read")),
-                fmt(seconds_of(e.get("dbt_build"))),
-                fmt(seconds_of(e.get("dbt_build_noop"))),
-                fmt(seconds_of(e.get("dbt_run"))),
+                fmt(seconds_of(e.get("build"))),
+                fmt(seconds_of(e.get("build_noop"))),
                 fmt(seconds_of(e.get("floor")), 2),
                 fmt(seconds_of(e.get("fair_floor")), 2),
                 fmt(seconds_of(e.get("pandas"), "process_seconds"), 2),
                 fmt(seconds_of(e.get("refresh_new_runs"))),
                 fmt(seconds_of(e.get("refresh_appends"))),
                 fmt(seconds_of(e.get("render_report"))),
-                fmt((e.get("dbt_build") or {}).get("peak_rss_mb"), 0),
+                fmt((e.get("build") or {}).get("peak_rss_mb"), 0),
+                _replayed(e),
                 _checks(e),
             ]
         )
@@ -45,9 +52,15 @@ def summary(report: dict) -> str:
         text.append(
             f"fixed cost ({fixed['runs']} runs, median of {fixed['repeats']}): {fmt(seconds_of(fixed), 2)} s wall, "
             f"start-up {fmt(fixed.get('startup_seconds'), 2)} s, "
-            f"dbt's elapsed time {fmt(fixed.get('dbt_elapsed_seconds'), 2)} s, "
-            f"{fmt(fixed.get('nodes'))} nodes"
+            f"elapsed time {fmt(fixed.get('dbt_elapsed_seconds'), 2)} s, "
+            f"{fmt(fixed.get('nodes'))} nodes, plan replayed: {fixed.get('replayed')}"
         )
+        plain = fixed.get("plain_dbt")
+        if plain:
+            text.append(
+                f"plain dbt build ({plain['runs']} runs, median of {plain['repeats']}): "
+                f"{fmt(seconds_of(plain), 2)} s wall, dbt's elapsed time {fmt(plain.get('dbt_elapsed_seconds'), 2)} s"
+            )
     for watch in report.get("watch_refreshes") or []:
         text.append(
             f"watch refresh ({watch['runs']:,} runs, one new file, median of {watch['repeats']}): "

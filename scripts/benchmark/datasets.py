@@ -18,6 +18,12 @@ from pipeline import REPO
 GENERATOR = REPO / "scripts" / "generate_sample.py"
 SHARDED_FROM = 100_000  # sizes from here on use the sharded layout
 REFRESH_SHARE = 0.01  # the share of runs a refresh adds or appends to
+# The as-of time every `runlens` command of the bench is pinned to (RUNLENS_AS_OF): a month after
+# the last generated run starts (scale runs start from gen.SCALE_START_MS, 2025-04-01, within
+# gen.SCALE_SPAN_MS, 60 days; the longest end within hours of that), so every run, the refreshes'
+# new runs and appended events included, lies before it. Pinned, a build over a folder that did not
+# change runs nothing (`runlens build`: "nothing changed since ... was built").
+BENCH_AS_OF = "2025-07-01T00:00:00Z"
 
 
 @dataclass(frozen=True)

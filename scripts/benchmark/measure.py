@@ -1,6 +1,8 @@
 """Measuring a process: its wall time here, its peak memory from /usr/bin/time -v (or getrusage);
 the dbt command line run in a copied project (tests/pipeline.py's dbt_process); and where the time
-of one dbt invocation went, from its target/run_results.json."""
+of one build went, from dbt's target/run_results.json or from `runlens build --timings` (the same
+shape: "elapsed_time" and "results", plus whether the build replayed dbt's recorded plan and the
+plan's phases)."""
 
 from __future__ import annotations
 
@@ -123,6 +125,21 @@ def where_time_goes(run_results: Path, top: int = 10) -> dict:
         "node_counts": {kind: sum(1 for n in nodes if n[1] == kind) for kind in sorted(totals)},
         "top_models": [{"name": n[2], "seconds": round(n[0], 3)} for n in nodes if n[1] == "model"][:top],
         "top_tests": [{"name": n[2], "seconds": round(n[0], 3)} for n in nodes if n[1] in ("test", "unit_test")][:5],
+    }
+
+
+def timings_figures(timings: Path) -> dict:
+    """What a `runlens build --timings` file says of the build: its elapsed time (dbt's, or the
+    replayed plan's: reading, nodes, commit), for each dbt command whether it replayed dbt's recorded
+    plan (runlens/dbt_build.py; [] when nothing ran) and whether it parsed the project, the plan's
+    phases (seconds outside its nodes: reading, commit, close) and how many nodes ran."""
+    data = json.loads(timings.read_text())
+    return {
+        "dbt_elapsed_seconds": data.get("elapsed_time"),
+        "replayed": data.get("replayed", []),
+        "parsed": data.get("parsed", []),
+        "phases": data.get("phases", {}),
+        "nodes": len(data.get("results", [])),
     }
 
 

@@ -1,18 +1,27 @@
-"""One benchmark size end to end: generate the logs, parse once (cold), the full `dbt build`, the
-build with nothing changed, `dbt run` into a fresh database, report rendering, the baselines (each
-in its own measured process, checked against the marts), the two refreshes and the refreshed marts
-checked against the simple floor again."""
+"""One benchmark size end to end: generate the logs; the full `runlens build` into a fresh
+database; the build with nothing changed; report rendering; the baselines (each in its own measured
+process, checked against the marts); the two refreshes; and the refreshed marts checked against the
+simple floor again.
+
+Every build is `runlens build` in a fresh process, the command users run (fixed_cost.py
+runlens_build), with the bench's installation: the project copy and cache folder the fixed cost
+step ran in, so the builds replay the plans dbt recorded there (the plan of a fresh database for
+the full build, that of a built database for the refreshes), the steady state a user is in after
+their first build of each kind; the as-of time pinned (BENCH_AS_OF), so that a build over a folder
+that did not change runs nothing. Each build's --timings file (dbt's run_results shape) gives its
+elapsed time, whether it replayed a plan and the plan's phases, and where its time went; its peak
+memory is that of the `runlens build` process. (`dbt run` into a fresh database, which the bench
+timed before, is gone: it told how dbt's node-by-node walk splits between models and tests, which
+each build's own timings now say by node type.)"""
 
 from __future__ import annotations
 
 import json
 import os
-import shutil
 import sys
 from pathlib import Path
 
-from build import REFRESH as DBT_BUILD
-from pipeline import REPO, copy_project, run_dbt
+from pipeline import REPO
 
 from benchmark.datasets import (
     LogSettings,
@@ -23,7 +32,8 @@ from benchmark.datasets import (
     layout_for,
     line_counts,
 )
-from benchmark.measure import Meter, run_results_of, where_time_goes
+from benchmark.fixed_cost import Installation, runlens_build
+from benchmark.measure import Meter, where_time_goes
 from benchmark.scratch import fresh_folder, remove
 from benchmark.targets import ratios
 
@@ -51,6 +61,7 @@ def measure(
     runs: int,
     meter: Meter,
     work: Path,
+    install: Installation,
     settings: LogSettings,
     skip: set[str],
     fixed_cost_seconds: float | None,
@@ -70,6 +81,10 @@ def measure(
             failures.append(name)
         return figures
 
+    def build(name: str) -> dict:
+        """`runlens build` as the step `name`; its timings file kept as size_dir/timings_<name>.json."""
+        return step(name, runlens_build(meter, install, raw, database, size_dir / f"timings_{name}.json"))
+
     def checked(name: str, figures: dict, check_name: str) -> None:
         step(name, figures)
         if figures.get("returncode") == 0 and not figures["check"]["ok"]:
@@ -83,32 +98,18 @@ def measure(
     step("generate", meter.run(generate_command(runs, layout, raw, settings)))
     entry.update(files_on_disk(raw))
 
-    project = copy_project(size_dir / "project")
-    say("dbt parse (cold, once)")
-    step("dbt_parse", meter.dbt(project, raw, database, "parse"))
-    say("dbt build (full)")
-    build = step("dbt_build", meter.dbt(project, raw, database, *DBT_BUILD))
-    if build["returncode"] != 0:
-        say("dbt build FAILED; skipping the rest of this size")
+    say("runlens build (full, fresh database)")
+    if build("build")["returncode"] != 0:
+        say("runlens build FAILED; skipping the rest of this size")
         entry["failures"] = failures
         return entry
-    shutil.copy2(run_results_of(project), size_dir / "run_results_build.json")
-    entry["where_time_goes"] = where_time_goes(size_dir / "run_results_build.json")
+    entry["where_time_goes"] = where_time_goes(size_dir / "timings_build.json")
     entry.update(line_counts(database))
 
     if "noop" not in skip:
-        say("dbt build (nothing changed)")
-        step("dbt_build_noop", meter.dbt(project, raw, database, *DBT_BUILD))
-        shutil.copy2(run_results_of(project), size_dir / "run_results_noop.json")
-        entry["where_time_goes_noop"] = where_time_goes(size_dir / "run_results_noop.json")
-    if "run" not in skip:
-        say("dbt run (models only, fresh database)")
-        run_project = copy_project(size_dir / "project_run")
-        run_db = size_dir / "run_only.duckdb"
-        run_dbt(run_project, raw, run_db, "parse")
-        run_dbt(run_project, raw, run_db, "seed")
-        step("dbt_run", meter.dbt(run_project, raw, run_db, "run"))
-        run_db.unlink(missing_ok=True)
+        say("runlens build (nothing changed)")
+        if build("build_noop")["returncode"] == 0:
+            entry["where_time_goes_noop"] = where_time_goes(size_dir / "timings_build_noop.json")
     if "render" not in skip:
         say("render reports")
         render = [sys.executable, str(REPO / "scripts" / "render_report.py"), "--db", str(database)]
@@ -128,13 +129,10 @@ def measure(
     if "refresh" not in skip:
         say("refresh: 1% new runs")
         added = add_new_runs(raw, runs, layout, settings)
-        refresh = step("refresh_new_runs", meter.dbt(project, raw, database, *DBT_BUILD))
-        refresh.update(added)
-        shutil.copy2(run_results_of(project), size_dir / "run_results_refresh_new.json")
+        build("refresh_new_runs").update(added)
         say("refresh: events appended to 1% of the runs")
         appended = append_events(raw, layout, runs, settings)
-        refresh = step("refresh_appends", meter.dbt(project, raw, database, *DBT_BUILD))
-        refresh.update(appended)
+        build("refresh_appends").update(appended)
         say("check the refreshed marts against the floor")
         figures = run_baseline(meter, "floor", raw, database, size_dir / "floor_after_refresh.json")
         checked("refresh_check", figures, "refresh_check")
@@ -143,5 +141,5 @@ def measure(
     entry["ratios"] = ratios(entry, fixed_cost_seconds)
     entry["failures"] = failures
     if not keep:
-        remove(raw, database, size_dir / "project", size_dir / "project_run")
+        remove(raw, *size_dir.glob(f"{database.name}*"))
     return entry

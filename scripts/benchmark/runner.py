@@ -1,7 +1,9 @@
-"""The whole benchmark run: the fixed cost, a refresh inside `runlens watch`, `make sample`, every
-size, the other engines, the test suite on a fresh clone; the targets judged; benchmarks.json
-written after each step (so a stopped run can be rendered again) and benchmarks.md at the end; a
-summary printed."""
+"""The whole benchmark run: one installation of runlens for every `runlens` command (a project copy
+and a cache folder, made fresh: fixed_cost.Installation), the fixed cost (which records the plans
+the later builds replay; recorded alone when the step is skipped), a refresh inside `runlens
+watch`, `make sample`, every size, the other engines, the test suite on a fresh clone; the targets
+judged; benchmarks.json written after each step (so a stopped run can be rendered again) and
+benchmarks.md at the end; a summary printed."""
 
 from __future__ import annotations
 
@@ -16,10 +18,11 @@ from pipeline import REPO
 from benchmark import fixed_cost, fresh_clone_tests, make_sample, one_size, other_engines, watch_refresh
 from benchmark.agreement import TOLERANCE_S
 from benchmark.console import summary
-from benchmark.datasets import SHARDED_FROM, LogSettings
+from benchmark.datasets import BENCH_AS_OF, SHARDED_FROM, LogSettings
 from benchmark.machine import machine
 from benchmark.markdown import write_results
 from benchmark.measure import Meter
+from benchmark.scratch import remove
 from benchmark.targets import targets
 
 
@@ -31,11 +34,22 @@ def failures_of(report: dict) -> list[str]:
     """The failed steps and disagreeing checks of a report, one string each."""
     steps = ("fixed_cost", "make_sample", "test_suite")
     failed = [name for name in steps if _step_failed(report.get(name))]
+    fixed = report.get("fixed_cost") or {}
+    for name, what in (("plain_dbt", "plain dbt build"), ("incremental_plan", "recording the incremental plan")):
+        if _step_failed(fixed.get(name)):
+            failed.append(f"fixed_cost: {what}")
+    if _step_failed(report.get("plans")):
+        failed.append("recording the plans")
     failed += [f"watch over {w['runs']} runs" for w in report.get("watch_refreshes") or [] if _step_failed(w)]
     failed += [f"{entry['runs']}: {', '.join(entry['failures'])}" for entry in report["sizes"] if entry.get("failures")]
-    for build in (report.get("engines") or {}).get("builds", []):
+    engines = report.get("engines") or {}
+    for build in engines.get("builds", []):
         if build.get("returncode", 1) != 0 or build.get("parity", {}).get("differences", 0) != 0:
             failed.append(f"engines: {build['engine']} over {build['dataset']}")
+    for size in engines.get("spark_sizes", []):
+        for build in (size.get("duckdb"), size.get("spark")):
+            if not build or build.get("returncode", 1) != 0 or build.get("parity", {}).get("differences", 0) != 0:
+                failed.append(f"engines: {(build or {}).get('engine', 'spark')} over {size['runs']:,} runs")
     return failed
 
 
@@ -60,6 +74,8 @@ def run(args: argparse.Namespace, argv: list[str]) -> int:
             "tolerance_seconds": TOLERANCE_S,
             "repeats": args.repeats,
             "with_tests": args.with_tests,
+            "as_of": BENCH_AS_OF,
+            "spark_runs": args.spark_runs_list,
         },
         "sizes": [],
     }
@@ -68,10 +84,21 @@ def run(args: argparse.Namespace, argv: list[str]) -> int:
         report["targets"] = targets(report)
         write_results(report, work)
 
+    install = fixed_cost.installation(work / "installation")
+    runs = fixed_cost.FIXED_COST_RUNS
     if "fixed_cost" not in args.skip:
-        runs = fixed_cost.FIXED_COST_RUNS
-        print(f"[fixed cost] runlens build over {runs} runs into a fresh database, {args.repeats} times", flush=True)
-        report["fixed_cost"] = fixed_cost.measure(meter, work / "fixed_cost", settings, args.repeats, args.keep)
+        print(
+            f"[fixed cost] runlens build over {runs} runs into a fresh database, {args.repeats} times "
+            f"(plain dbt build too: {'plain_dbt' not in args.skip}); the plans recorded",
+            flush=True,
+        )
+        report["fixed_cost"] = fixed_cost.measure(
+            meter, work / "fixed_cost", install, settings, args.repeats, args.keep, "plain_dbt" not in args.skip
+        )
+        save()
+    elif args.size_list or ("watch" not in args.skip and args.watch_list):
+        print(f"[plans] recording the plans over {runs} runs (the fixed cost step is skipped)", flush=True)
+        report["plans"] = fixed_cost.record_plans(meter, work / "plans", install, settings)
         save()
     if "watch" not in args.skip:
         report["watch_refreshes"] = []
@@ -81,7 +108,7 @@ def run(args: argparse.Namespace, argv: list[str]) -> int:
                 flush=True,
             )
             folder = work / f"watch_{runs}"
-            figures = watch_refresh.measure(meter, folder, settings, args.repeats, args.keep, runs)
+            figures = watch_refresh.measure(meter, folder, install, settings, args.repeats, args.keep, runs)
             report["watch_refreshes"].append(figures)
             save()
     fixed_seconds = (report.get("fixed_cost") or {}).get("seconds")
@@ -90,17 +117,19 @@ def run(args: argparse.Namespace, argv: list[str]) -> int:
         report["make_sample"] = make_sample.measure(meter, work / "make_sample", args.repeats, keep=args.keep)
         save()
     for runs in args.size_list:
-        entry = one_size.measure(runs, meter, work, settings, args.skip, fixed_seconds, args.keep)
+        entry = one_size.measure(runs, meter, work, install, settings, args.skip, fixed_seconds, args.keep)
         report["sizes"].append(entry)
         save()
-    if args.engine_list:
+    if args.engine_list or args.spark_runs_list:
         report["engines"] = other_engines.measure(
-            meter, work / "engines", args.engine_list, args.engine_runs, settings, args.keep
+            meter, work / "engines", args.engine_list, args.engine_runs, settings, args.keep, args.spark_runs_list
         )
         save()
     if args.with_tests:
         print("[tests] pytest on a fresh clone of HEAD", flush=True)
         report["test_suite"] = fresh_clone_tests.measure(meter, work / "clone", keep=args.keep)
+    if not args.keep:
+        remove(install.project.parent)
     report["targets"] = targets(report)
     outputs = [work] if args.no_docs else [work, REPO / "docs"]
     for folder in outputs:
