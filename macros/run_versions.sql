@@ -9,6 +9,7 @@
 {#- Pre-hook: forget the rows of the runs that changed since this model last computed. -#}
 {% macro delete_rows_of_changed_runs() -%}
     {% if is_incremental() -%}
+        {{ runlens.require_computed_at() }}
         delete from {{ this }}
         where run_id in ({{ runlens.changed_run_ids() }})
     {%- endif %}
@@ -31,4 +32,51 @@
     {%- else -%}
         true
     {%- endif %}
+{%- endmacro %}
+
+{#- The marts that follow the as-of time (models/marts/live) hold rows of runs still going, which
+    move with the as-of time and their peers even when their lines did not change: they recompute
+    the runs that changed and every incomplete run (fct_runs.status), and keep the rest. -#}
+
+{#- Pre-hook: forget the rows of the runs that changed since this model last computed, and of
+    every incomplete run. -#}
+{% macro delete_rows_of_changed_or_live_runs() -%}
+    {% if is_incremental() -%}
+        {{ runlens.require_computed_at() }}
+        delete from {{ this }}
+        where
+            run_id in ({{ runlens.changed_run_ids() }})
+            or run_id in ({{ runlens.incomplete_run_ids() }})
+    {%- endif %}
+{%- endmacro %}
+
+{% macro incomplete_run_ids() -%}
+    select incomplete.run_id from {{ ref('fct_runs') }} as incomplete where incomplete.status = 'incomplete'
+{%- endmacro %}
+
+{#- Filter on a run_id column: the runs this model must compute (every run on a full build). -#}
+{% macro is_run_to_compute_or_live(run_id_column) -%}
+    {% if is_incremental() -%}
+        (
+            {{ run_id_column }} in ({{ runlens.changed_run_ids() }})
+            or {{ run_id_column }} in ({{ runlens.incomplete_run_ids() }})
+        )
+    {%- else -%}
+        true
+    {%- endif %}
+{%- endmacro %}
+
+{#- A table an earlier runlens built without computed_at (a mart that was rebuilt whole then)
+    cannot be refreshed by run: stop with the words of dbt's on_schema_change failure, which
+    `runlens build` answers with a full refresh (runlens/build.py, OUT_OF_SYNC). -#}
+{% macro require_computed_at() -%}
+    {%- if execute -%}
+        {%- set names = adapter.get_columns_in_relation(this) | map(attribute='name') | map('lower') | list -%}
+        {%- if 'computed_at' not in names -%}
+            {{ exceptions.raise_compiler_error(
+                "The source and target schemas on this incremental model are out of sync: " ~ this
+                ~ " has no computed_at column (an earlier runlens built it); build it again with --full-refresh"
+            ) }}
+        {%- endif -%}
+    {%- endif -%}
 {%- endmacro %}

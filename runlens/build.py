@@ -4,7 +4,7 @@
 
 It runs `dbt build --exclude-resource-type unit_test` in this process (runlens.dbt_session): the
 models and every data test. The unit tests (fixed inputs, so the same result every time) run in
-`make test`.
+the project's own tests (`make test` in a checkout).
 
 The build never writes the database that readers use. It copies the database (default
 runlens.duckdb in the current folder) to `<db>.next`, builds the copy (incremental models need the
@@ -21,7 +21,11 @@ relative path from the current folder) is checked as the build's own listing che
 (raw_logs/listing.py): a path that does not exist, is a file or cannot be read stops the build
 with one line (exit 2), as do a RUNLENS_AS_OF (or a folder's runlens_as_of.txt) that is no time
 (raw_logs/as_of.py) and a collections file that cannot be used (raw_logs/folder_metadata.py). A
-folder with no logs builds empty marts and says so in one line. The bundled sample pins its own
+folder with no logs (*.jsonl, *.jsonl.gz) stops `runlens build` too, before dbt, with one line
+(exit 1, as `runlens import` with nothing to import): it names the other trackers' logs it found
+there, which `runlens profile` reads (runlens/importing.py found_logs), with that command. (`build()`
+itself, as `runlens watch` and `runlens profile` call it, builds empty marts of such a folder and
+says so in one line: a watched folder may get its logs later.) The bundled sample pins its own
 as-of time (data/sample/runlens_as_of.txt), so its live collection reads as the sweep in progress
 it was written as, whenever and however it is built.
 
@@ -49,8 +53,9 @@ from runlens.file_lock import held as held_lock
 from runlens.project import sample_dir
 from runlens.raw_logs.as_of import AsOfError, pinned_as_of
 from runlens.raw_logs.folder_metadata import MetadataError, read_collections
-from runlens.raw_logs.listing import RawFolderError, has_log_files, no_logs_note
+from runlens.raw_logs.listing import LOG_SUFFIXES, RawFolderError, has_log_files, no_logs_note
 from runlens.stopping import stop_requested, undone_on_exit
+from runlens.usage import LOGS_OPTION, RAW_DIR_VARIABLE, database_folder_missing, raw_dir_option
 
 # A refresh builds and tests the data; dbt's unit tests check the SQL against fixed inputs, so they
 # run in development and CI (make test), not on every refresh (as dbt's documentation advises).
@@ -63,6 +68,15 @@ SHOWN_ERRORS = 5
 
 class UsageError(Exception):
     """A user mistake: the one line (without `runlens: `) that says what to do; exit status 2."""
+
+    status = 2
+
+
+class NothingToBuild(UsageError):
+    """The raw folder holds no runlens logs: the one line says what it holds instead and what to
+    run; exit status 1."""
+
+    status = 1
 
 
 @dataclass
@@ -84,24 +98,52 @@ def database_path(db: str | Path | None = None) -> Path:
 
 def raw_folder(logs: str | Path | None = None) -> Path:
     """--logs, else RUNLENS_RAW_DIR, else the bundled sample; a relative path from the current folder."""
-    return Path(os.path.abspath(Path(logs or os.environ.get("RUNLENS_RAW_DIR") or sample_dir()).expanduser()))
+    return Path(os.path.abspath(Path(logs or os.environ.get(RAW_DIR_VARIABLE) or sample_dir()).expanduser()))
 
 
-def check_inputs(raw: Path, database: Path) -> bool:
+def check_inputs(raw: Path, database: Path, given_as: str = LOGS_OPTION) -> bool:
     """Whether raw holds logs; raises UsageError on a raw folder, as-of time or database folder
-    that cannot be used."""
+    that cannot be used. given_as: how the user gave the raw folder (usage.raw_dir_option)."""
     try:
-        has_logs = has_log_files(str(raw))
+        has_logs = has_log_files(str(raw), given_as)
         pinned_as_of(raw)
         read_collections(raw)
     except (RawFolderError, AsOfError, MetadataError) as error:
         raise UsageError(str(error)) from None
     if not database.parent.is_dir():
-        raise UsageError(
-            f"the folder of the database {database} does not exist: create it, or give --db (or RUNLENS_DB) "
-            "a path in a folder that exists"
-        )
+        raise UsageError(database_folder_missing(database))
     return has_logs
+
+
+def nothing_to_build(raw: Path, given_as: str = LOGS_OPTION) -> str:
+    """The line for a raw folder without runlens logs: the other trackers' logs in it, which
+    `runlens profile` reads, or that it holds none."""
+    from runlens.importing import found_logs, looked_for  # the importers: only when there is nothing to build
+
+    suffixes = ", ".join(f"*{suffix}" for suffix in LOG_SUFFIXES)
+    try:
+        found = found_logs(raw)
+    except OSError:
+        found = None
+    if found:
+        return (
+            f"found {found} below {raw}, no runlens logs ({suffixes}): "
+            f"`runlens profile {raw}` imports, builds and reports them"
+        )
+    other = f"set {given_as} to" if given_as == RAW_DIR_VARIABLE else f"give {given_as}"
+    return (
+        f"no logs found below {raw}: no runlens logs ({suffixes}), nor {looked_for()} for `runlens profile`: "
+        f"{other} the folder your training writes its logs to"
+    )
+
+
+def check_buildable(logs: str | Path | None, db: str | Path | None) -> None:
+    """What `runlens build` checks before dbt starts: check_inputs, and that the raw folder holds
+    runlens logs (else NothingToBuild: nothing is built, no database made)."""
+    given_as = raw_dir_option(logs)
+    raw = raw_folder(logs)
+    if not check_inputs(raw, database_path(db), given_as):
+        raise NothingToBuild(nothing_to_build(raw, given_as))
 
 
 def fsync_directory(folder: Path) -> None:
@@ -155,7 +197,8 @@ def write_timings(path: Path, invocations: list[Invocation]) -> None:
     """dbt's elapsed time and each node's seconds, in the shape of dbt's run_results.json (what the
     benchmark reads: scripts/benchmark/measure.py where_time_goes), without dbt writing its
     artifacts; and for each dbt command, whether it parsed the project and whether it ran dbt's
-    recorded plan (runlens/dbt_build.py) instead of dbt."""
+    recorded plan (runlens/dbt_build.py) instead of dbt; a plan's phases are its seconds outside the
+    nodes (reading the raw folder, the commit, closing the database)."""
     last = invocations[-1] if invocations else Invocation([], success=True, elapsed_seconds=0.0)
     results = [
         {"unique_id": node.unique_id, "status": node.status, "execution_time": node.execution_seconds}
@@ -163,7 +206,13 @@ def write_timings(path: Path, invocations: list[Invocation]) -> None:
     ]
     parsed = [invocation.parsed for invocation in invocations]
     replayed = [invocation.replayed for invocation in invocations]
-    document = {"elapsed_time": last.elapsed_seconds, "parsed": parsed, "replayed": replayed, "results": results}
+    document = {
+        "elapsed_time": last.elapsed_seconds,
+        "parsed": parsed,
+        "replayed": replayed,
+        "phases": {name: round(seconds, 4) for name, seconds in last.phases.items()},
+        "results": results,
+    }
     path.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
 
 
@@ -225,7 +274,7 @@ def build(
     no summary. timings: a file for dbt's elapsed time and each node's seconds."""
     out, err = out or sys.stdout, err or sys.stderr
     raw, database = raw_folder(logs), database_path(db)
-    has_logs = check_inputs(raw, database)
+    has_logs = check_inputs(raw, database, raw_dir_option(logs))
     outcome = BuildOutcome(0, database, raw, has_logs)
     own_session = session is None
     session = session or DbtSession()

@@ -7,7 +7,9 @@
     runlens watch   [--logs DIR] [--db PATH] [--out DIR]                   runlens/watch.py
     runlens marts   [--db PATH]                                            runlens/marts.py
 
-A user mistake is one line on stderr starting `runlens: ` that says what to do, with exit status 2.
+A user mistake is one line on stderr starting `runlens: ` that says what to do, with exit status 2
+(1 for `runlens build` over a folder with no runlens logs, as `runlens import` with nothing to
+import). The commands a message suggests are those of how runlens runs (runlens/usage.py).
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ def add_build_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run_build(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    building.check_buildable(args.logs, args.db)  # before dbt: a folder with nothing to build costs no build
     database = building.database_path(args.db)
     command = "runlens report" + (f" --db {database}" if args.db else "")
     stopped = f"runlens: stopped; {database} holds the last build that finished"
@@ -86,7 +89,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return COMMANDS[args.command][2](args, subparsers[args.command])
     except (building.UsageError, ProjectNotFound) as error:
         print(f"runlens: {error}", file=sys.stderr)
-        return 2
+        return getattr(error, "status", 2)
 
 
 if __name__ == "__main__":

@@ -19,9 +19,14 @@ from pathlib import Path
 from runlens.dbt_session import DbtSession, Invocation, NodeResult, environment, project_state
 from runlens.plan import PlanStore, Recorder, database_state, digest, environment_values, plan_inputs
 from runlens.plan_runner import TARGET_SCHEMA
-from runlens.raw_logs.raw_tables import raw_schema
+from runlens.raw_logs.raw_tables import TABLES, raw_schema
 
 PLANS_VARIABLE = "RUNLENS_PLANS"
+# A plan refresh appends each changed table's new rows as a row group of their own; DuckDB's
+# checkpoint would merge them into the table's last row groups at every commit, rewriting up to a
+# row group per table (at 100k runs, 1 to 2 s of a refresh that computes 5 s). Plan refreshes leave
+# that to every VACUUM_EVERY-th refresh (and every full build), which compacts what the others left.
+VACUUM_EVERY = 10
 
 
 def plans_enabled() -> bool:
@@ -37,6 +42,7 @@ def replayed_invocation(args: list[str], run) -> Invocation:
     ]
     invocation.errors = list(run.errors)
     invocation.lines = list(run.errors)
+    invocation.phases = dict(run.phases)
     return invocation
 
 
@@ -46,13 +52,31 @@ def built_from(inputs: dict, env_names) -> str:
     return json.dumps({"inputs": digest(inputs), "env": environment_values(env_names)}, sort_keys=True)
 
 
-def note_build(connection, inputs: dict, env_names) -> None:
-    """Note in the built database (attached as runlens) what its build was compiled from and the
-    state it left (raw_tables.py, last_build)."""
+def note_build(connection, inputs: dict, env_names, refreshes_since_vacuum: int = 0) -> None:
+    """Note in the built database (attached as runlens) what its build was compiled from, the
+    state it left and how many refreshes ago DuckDB last compacted it (raw_tables.py, last_build)."""
     schema = raw_schema(TARGET_SCHEMA)
-    connection.execute(f"create or replace table {schema}.last_build (inputs varchar, database_state varchar)")
+    columns = ", ".join(f"{name} {kind}" for name, kind in TABLES["last_build"])
+    connection.execute(f"create or replace table {schema}.last_build ({columns})")
     state = database_state(connection)
-    connection.execute(f"insert into {schema}.last_build values (?, ?)", [built_from(inputs, env_names), state])
+    connection.execute(
+        f"insert into {schema}.last_build values (?, ?, ?)",
+        [built_from(inputs, env_names), state, refreshes_since_vacuum],
+    )
+
+
+def refreshes_since_vacuum(connection) -> int | None:
+    """How many plan refreshes the database had since its tables were last compacted; None when
+    no build was noted (a new database): read before the reader empties last_build."""
+    import duckdb
+
+    try:
+        row = connection.execute(
+            f"select refreshes_since_vacuum from {raw_schema(TARGET_SCHEMA)}.last_build"
+        ).fetchone()
+    except duckdb.Error:
+        return None
+    return int(row[0]) if row and row[0] is not None else None
 
 
 def up_to_date(session: DbtSession, raw: Path, database: Path, args: Sequence[str]) -> bool:
@@ -99,13 +123,20 @@ def build(
             state = database_state(connection)
             plan = store.find(inputs, state)
             if plan is not None:
-                run = plan_runner.run_plan(plan, connection, str(raw), full="--full-refresh" in args)
+                full = "--full-refresh" in args
+                refreshes = refreshes_since_vacuum(connection)
+                vacuum = full or refreshes is None or refreshes + 1 >= VACUUM_EVERY
+                plan_runner.allow_vacuum(connection, vacuum)
+                run = plan_runner.run_plan(plan, connection, str(raw), full=full)
                 if run.success:
-                    note_build(connection, inputs, plan.inputs["env"])
+                    note_build(connection, inputs, plan.inputs["env"], 0 if vacuum else refreshes + 1)
         finally:
+            closing = time.perf_counter()
             plan_runner.disconnect(connection)
     if plan is not None:
-        return replayed_invocation(args, run)
+        invocation = replayed_invocation(args, run)
+        invocation.phases["close"] = time.perf_counter() - closing
+        return invocation
     recorder = Recorder()
     started = time.perf_counter()
     with recorder.recording():

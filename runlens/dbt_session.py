@@ -72,6 +72,7 @@ class Invocation:
     events: list[str] = field(default_factory=list)
     parsed: str | None = None  # why this command parsed the project first, None when it did not
     replayed: bool = False  # run from dbt's recorded plan (runlens/dbt_build.py), not by dbt
+    phases: dict[str, float] = field(default_factory=dict)  # a plan's seconds outside its nodes (plan_runner)
 
     @property
     def returncode(self) -> int:

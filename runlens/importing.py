@@ -16,6 +16,9 @@ import of it wrote (importers/runner.py). Then build the marts over RAW_DIR:
 TensorBoard and W&B need the importer extra: `pip install 'runlens[importers]'` (in a checkout:
 `pip install -r requirements-importers.txt`).
 
+`runlens build` over a folder of such logs (and no runlens logs) names what it found there
+(found_logs) and gives the `runlens profile` command, before dbt starts.
+
 Exit status: 0 when runs or rejects were written; 1 when the PATHs hold nothing to import (one
 line says what it looks for; nothing is written) or no run came out of what they hold; 2 on a
 mistake (a PATH that does not exist or cannot be read, an --out that is a file), said in one line.
@@ -24,16 +27,29 @@ mistake (a PATH that does not exist or cannot be read, an --out that is a file),
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import re
 import sys
+from collections import Counter
 from pathlib import Path
 
 from runlens.importers.common import Options
 from runlens.importers.inputs import InputError, NothingToImport, check_inputs, nothing_to_import
 from runlens.importers.progress import Progress
-from runlens.importers.runner import FORMATS, discover, run_import
+from runlens.importers.runner import FORMATS, OPTIONAL, discover, run_import
 from runlens.importers.scalars import DEFAULT_EVAL_PATTERN
 from runlens.importers.text_log import DEFAULT_PATTERNS, parse_timezone
+from runlens.plural import plural
+from runlens.usage import importer_extra
+
+# each kind of source `discover` finds, in the words of `runlens build`'s line: noun, format
+FOUND_WORDS = {
+    "text": ("text training log", "text"),  # --format auto reads the fairseq patterns (text_log.py)
+    "tensorboard": ("TensorBoard run", "tensorboard"),
+    "wandb": ("W&B run", "wandb"),
+    "mlflow_file": ("MLflow run", "mlflow"),
+    "mlflow_sqlite": ("MLflow database", "mlflow"),
+}
 
 
 def add_import_options(parser: argparse.ArgumentParser) -> None:
@@ -172,3 +188,36 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     if args.dry_run:
         return dry_run(args.paths, args.format, options)
     return import_logs(args.paths, args.out, args.format, options, args.quiet)
+
+
+def tensorboard_readable() -> bool:
+    """Whether TensorBoard event files can be recognised and read (the importer extra is installed)."""
+    return importlib.util.find_spec(OPTIONAL["tensorboard"][0]) is not None
+
+
+def looked_for() -> str:
+    """What found_logs looks for, in words."""
+    return f"W&B, {'TensorBoard, ' if tensorboard_readable() else ''}MLflow or text training logs"
+
+
+def found_logs(folder: Path) -> str | None:
+    """What `runlens import` (and `runlens profile`) would read below folder, in words: "2 text
+    training logs (fairseq style) and 1 TensorBoard run"; None when it holds nothing of the kind.
+    The importer's own discovery (importers/runner.py) with its defaults; TensorBoard event files
+    are recognised only with the importer extra installed (its reader comes with them)."""
+    without = frozenset() if tensorboard_readable() else frozenset({"tensorboard"})
+    plan = discover([folder], "auto", Options(), without=without)
+    counts = Counter(source.kind for source in plan.sources)
+    if not counts:
+        return None
+    parts, missing = [], []
+    for kind, (noun, fmt) in FOUND_WORDS.items():
+        if counts[kind]:
+            parts.append(plural(counts[kind], noun) + (" (fairseq style)" if kind == "text" else ""))
+            package, label = OPTIONAL.get(fmt, (None, None))
+            if package and not importlib.util.find_spec(package):
+                missing.append(label)
+    found = ", ".join(parts[:-1]) + " and " + parts[-1] if len(parts) > 1 else parts[0]
+    if missing:
+        found += f" (reading {' and '.join(missing)} logs needs {importer_extra()})"
+    return found

@@ -4,6 +4,7 @@ agree on) use, instead of copies kept by hand."""
 
 from __future__ import annotations
 
+import functools
 import re
 from pathlib import Path
 
@@ -26,6 +27,29 @@ def declared_marts(marts_dir: Path = MARTS_DIR) -> list[dict]:
 def is_compared(model: dict) -> bool:
     """False for a mart whose meta says `compared: false` (it records the build, as dim_build does)."""
     return ((model.get("config") or {}).get("meta") or model.get("meta") or {}).get("compared", True)
+
+
+def uncompared_columns(model: dict) -> tuple[str, ...]:
+    """The columns whose meta says `compared: false`: they record the build that wrote a row (such
+    as computed_at), so two builds of the same logs differ there and nowhere else."""
+    return tuple(
+        column["name"].lower()
+        for column in model.get("columns") or []
+        if not ((column.get("config") or {}).get("meta") or column.get("meta") or {}).get("compared", True)
+    )
+
+
+@functools.cache
+def _uncompared_by_mart(marts_dir: Path) -> dict[str, tuple[str, ...]]:
+    return {model["name"]: uncompared_columns(model) for model in declared_marts(marts_dir)}
+
+
+def compared_query(name: str, marts_dir: Path = MARTS_DIR) -> str:
+    """A query for the rows of mart `name` that two builds of the same logs must agree on (DuckDB):
+    every column but those uncompared_columns names, in a fixed order."""
+    left_out = ", ".join(_uncompared_by_mart(marts_dir)[name])
+    columns = f"* exclude ({left_out})" if left_out else "*"
+    return f"select {columns} from {name} order by all"
 
 
 def mart_names(marts_dir: Path = MARTS_DIR) -> tuple[str, ...]:

@@ -19,6 +19,7 @@ import duckdb
 
 from runlens.build import database_path
 from runlens.mart_catalog import declared_marts, grain_of
+from runlens.usage import no_database, no_marts
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -44,7 +45,7 @@ def mart_rows(database: Path) -> list[tuple[str, str, int | None]]:
 def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     database = database_path(args.db)
     if not database.is_file():
-        print(f"runlens: no database at {database}: run `runlens build` first, or pass --db", file=sys.stderr)
+        print(f"runlens: {no_database(database)}", file=sys.stderr)
         return 2
     try:
         rows = mart_rows(database)
@@ -53,7 +54,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         print(f"runlens: cannot read {database} ({first_line}): wait for the running build to finish", file=sys.stderr)
         return 2
     if all(count is None for _, _, count in rows):
-        print(f"runlens: {database} holds no runlens marts: run `runlens build --db {database}` first", file=sys.stderr)
+        print(f"runlens: {no_marts(database)}", file=sys.stderr)
         return 2
     width = max(len(name) for name, _, _ in rows)
     counts = {name: "missing" if count is None else f"{count:,}" for name, _, count in rows}

@@ -40,6 +40,9 @@ class PlanRun:
     success: bool
     seconds: float
     nodes: list[NodeRun] = field(default_factory=list)
+    # where the seconds outside the nodes went: reading the raw folder, committing the transaction
+    # (DuckDB writes the changed tables out then), and closing the database
+    phases: dict[str, float] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)
 
 
@@ -57,6 +60,12 @@ def connect(project: Path) -> duckdb.DuckDBPyConnection:
         connection.execute(f"set {name} = '{value}'")
     attach_database(connection)
     return connection
+
+
+def allow_vacuum(connection: duckdb.DuckDBPyConnection, allowed: bool) -> None:
+    """Whether DuckDB's checkpoints (at the commit, and when the database is closed) may compact
+    the tables' row groups, rewriting them (runlens/dbt_build.py, VACUUM_EVERY)."""
+    connection.execute("reset max_vacuum_tasks" if allowed else "set max_vacuum_tasks = 0")
 
 
 def run_test(connection: duckdb.DuckDBPyConnection, sql: str, severity: str | None) -> tuple[str, str | None]:
@@ -97,6 +106,7 @@ def run_plan(plan: Plan, connection: duckdb.DuckDBPyConnection, raw_dir: str, *,
     started = time.perf_counter()
     run = PlanRun(success=True, seconds=0.0)
     refresh(connection, raw_dir, raw_schema(TARGET_SCHEMA), full=full)
+    run.phases["reading"] = time.perf_counter() - started
     connection.execute("begin transaction")
     for sql in plan.prologue:
         if statement_kind(sql) not in READ_ONLY:
@@ -112,7 +122,9 @@ def run_plan(plan: Plan, connection: duckdb.DuckDBPyConnection, raw_dir: str, *,
             run.success = False
             run.errors.append(f"{status} in {node.unique_id}: {message}")
             break
+    committing = time.perf_counter()
     connection.execute("commit" if run.success else "rollback")
+    run.phases["commit"] = time.perf_counter() - committing
     run.seconds = time.perf_counter() - started
     return run
 

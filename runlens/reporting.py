@@ -18,6 +18,7 @@ from pathlib import Path
 
 from runlens.build import database_path
 from runlens.plural import plural
+from runlens.usage import no_database
 
 DEFAULT_OUT = Path("reports")
 
@@ -35,9 +36,12 @@ def report(
 ) -> int:
     """Render the pages (all, one collection's, or the index and the profiles of collections);
     the exit status, a mistake said in one line."""
+    database = database_path(db)
+    if not database.is_file():  # said before matplotlib loads
+        print(f"runlens: {no_database(database)}", file=sys.stderr)
+        return 2
     from runlens.report.render import ReportError, render_reports  # matplotlib: only when rendering
 
-    database = database_path(db)
     try:
         written = render_reports(database, out, collection, collections)
     except ReportError as error:

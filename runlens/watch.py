@@ -42,6 +42,7 @@ from runlens.report.data import load_data_quality_totals
 from runlens.reporting import DEFAULT_OUT
 from runlens.stopping import Stopping
 from runlens.stopping import stop_requested as _stop_requested
+from runlens.usage import LOGS_OPTION, raw_dir_option
 
 SHOWN_COLLECTIONS = 3
 SHOWN_FILES = 3
@@ -62,30 +63,9 @@ def check_stop() -> None:
         raise KeyboardInterrupt
 
 
-def folder_state(raw: Path) -> tuple:
+def folder_state(raw: Path, given_as: str = LOGS_OPTION) -> tuple:
     """Every log file below raw with its fingerprint (size and modification time)."""
-    return tuple((log.file_path, log.file_fingerprint) for log in list_log_files(str(raw)))
-
-
-def collection_hashes(database: Path) -> dict[str, int]:
-    """A hash of each collection's rows over every mart with a collection column, their as-of time
-    left out; {} before the first build."""
-    if not database.exists():
-        return {}
-    from runlens.mart_catalog import collection_mart_names
-
-    parts = [
-        f"select collection, sum(hash(*columns(lambda name: name != 'as_of_at'))::hugeint) as rows_hash"
-        f" from {mart} where collection is not null group by collection"
-        for mart in collection_mart_names()
-    ]
-    query = "select collection, sum(rows_hash) from (" + " union all ".join(parts) + ") group by collection"  # noqa: S608 (mart names from the project's own YAML)
-    with duckdb.connect(str(database), read_only=True) as connection:
-        return {collection: int(value) for collection, value in connection.execute(query).fetchall()}
-
-
-def changed_collections(before: dict[str, int], after: dict[str, int]) -> set[str]:
-    return {collection for collection, value in after.items() if before.get(collection) != value}
+    return tuple((log.file_path, log.file_fingerprint) for log in list_log_files(str(raw), given_as))
 
 
 def database_identity(database: Path) -> tuple | None:
@@ -145,6 +125,7 @@ class Watcher:
 
     def __init__(self, logs, db, out: Path, session: DbtSession, say: Callable[[str], None] | None = None) -> None:
         self.raw = building.raw_folder(logs)
+        self.given_as = raw_dir_option(logs)  # how the user gave the folder, for the messages
         self.database = building.database_path(db)
         self.out = out
         self.session = session
@@ -165,17 +146,15 @@ class Watcher:
         if self.refreshes:
             self.say(f"runlens: {clock()} {changes_phrase(file_changes(self.state, state))}: refreshing")
         self.state = state
-        before = collection_hashes(self.database) if self.refreshes else {}
         outcome = building.build(self.raw, self.database, session=self.session, reports=None)
         check_stop()
         if outcome.returncode != 0:
             self.phase = "watching"
             return False
         self.phase, self.pages_behind = "rendering", True
-        after = collection_hashes(self.database)
-        changed = sorted(changed_collections(before, after)) if self.refreshes else sorted(after)
+        changed: list[str] = []
         try:
-            render_reports(self.database, self.out, only=changed)
+            render_reports(self.database, self.out, changed=changed)
         except ReportError as error:
             check_stop()
             self.say(f"runlens: {error}")
@@ -191,13 +170,13 @@ class Watcher:
         """The folder's state once it changed and then stayed still for settle seconds."""
         while True:
             time.sleep(interval)
-            state = folder_state(self.raw)
+            state = folder_state(self.raw, self.given_as)
             if state == self.state:
                 continue
             still_since = time.monotonic()
             while time.monotonic() - still_since < settle:
                 time.sleep(min(interval, settle))
-                now = folder_state(self.raw)
+                now = folder_state(self.raw, self.given_as)
                 if now != state:
                     state, still_since = now, time.monotonic()
             return state
@@ -227,13 +206,13 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         parser.error("--interval must be more than 0 and --settle 0 or more")
     with DbtSession(verbose=args.verbose) as session:
         watcher = Watcher(args.logs, args.db, args.out, session)
-        building.check_inputs(watcher.raw, watcher.database)
+        building.check_inputs(watcher.raw, watcher.database, watcher.given_as)
         with Stopping(watcher.stopped_line).installed() as stopping, stopping.cleanup(session.close):
             try:
                 watcher.say(
                     f"runlens: watching {watcher.raw} (Ctrl-C stops); database {watcher.database}, pages {args.out}"
                 )
-                watcher.refresh(folder_state(watcher.raw))
+                watcher.refresh(folder_state(watcher.raw, watcher.given_as))
                 watcher.phase = "watching"
                 while True:
                     check_stop()

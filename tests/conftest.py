@@ -49,6 +49,26 @@ def pytest_collection_modifyitems(items):
 
 
 @pytest.fixture(scope="session", autouse=True)
+def charts_say_what_they_show():
+    """Every chart a test draws (every page of every golden dataset among them) is checked before
+    it is saved: a tick label that reads as another value than its tick fails the test that drew
+    it (tests/chart_ticks.py)."""
+    from chart_ticks import tick_label_mismatches
+    from matplotlib.figure import Figure
+
+    savefig = Figure.savefig
+
+    def checked_savefig(figure, *args, **kwargs):
+        mismatches = tick_label_mismatches(figure)
+        assert not mismatches, "a chart's tick labels are not its tick values: " + "; ".join(mismatches)
+        return savefig(figure, *args, **kwargs)
+
+    Figure.savefig = checked_savefig
+    yield
+    Figure.savefig = savefig
+
+
+@pytest.fixture(scope="session", autouse=True)
 def prebuilds(request, tmp_path_factory):
     """The session's project copies, and the declared builds its tests need, started now; the
     `runlens` commands the tests start keep dbt's cache in the session's scratch folder."""

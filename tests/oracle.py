@@ -67,6 +67,23 @@ class Run:
         return self.tail / self.wall if self.tail is not None and self.wall else None
 
 
+def pre_epoch_positions(intervals: list[tuple[str, float]]) -> list[tuple[str, float]]:
+    """A run's pre-epoch intervals as positions (def_interval_positions), read off their labels:
+    an interval that ends at a run_start is a restart's downtime and no position; one that opens at
+    a restart's run_start takes its label from the last marker before the restart(s)."""
+    ends = [i for i, (label, _) in enumerate(intervals) if label.endswith("-> epoch_end")]
+    positions, before_restart = [], None
+    for i, (label, seconds) in enumerate(intervals[: ends[-1] + 1] if ends else []):
+        opening, closing = label.split(" -> ")
+        if i == 0:
+            before_restart = opening
+        if closing == "run_start":
+            continue
+        positions.append((f"{before_restart if i > 0 and opening == 'run_start' else opening} -> {closing}", seconds))
+        before_restart = closing
+    return positions
+
+
 def seconds(start: datetime, end: datetime) -> float:
     return (end - start).total_seconds()
 

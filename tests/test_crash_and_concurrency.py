@@ -20,6 +20,7 @@ from conftest import FAULTY, FAULTY_PROJECT, copy_database
 from pipeline import DATABASE, REFRESH, RUNLENS, copy_project, rounded, run_dbt
 from prebuilt import Prebuilds, prebuilt
 
+from runlens.mart_catalog import compared_query
 from runlens.raw_logs.as_of import SAMPLE_AS_OF
 from runlens.report.render import render_reports
 
@@ -37,8 +38,9 @@ def snapshot(database) -> dict[str, list]:
         return {
             mart: rounded(
                 connection.sql(
-                    f"select * {'exclude (modified_at)' if mart == 'agg_file_data_quality' else ''}"
-                    f" from {mart} order by all"
+                    "select * exclude (modified_at) from agg_file_data_quality order by all"
+                    if mart == "agg_file_data_quality"
+                    else compared_query(mart)
                 ).fetchall()
             )
             for mart in MARTS

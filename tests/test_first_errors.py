@@ -1,11 +1,13 @@
 """What a new user meets first (issue 17): each first mistake is one line, prefixed `runlens: `,
-that says what to do, with a non-zero exit where nothing can be built and no traceback; a raw
-folder with no logs is no mistake: it builds empty marts, and the report's index says so.
+that says what to do, with a non-zero exit where nothing can be built and no traceback. A raw
+folder with no logs stops `runlens build` before dbt too (exit 1; tests/test_messages.py); a plain
+`dbt build` of one makes empty marts, and the report's index says so.
 
-The `runlens` command runs as the user runs it, in subprocesses. The raw folder's mistakes stop
+The `runlens` command runs as the user runs it, in subprocesses, here in the checkout (the
+messages of an installed runlens: tests/test_messages.py). The raw folder's mistakes stop
 `runlens build` before dbt starts, so they cost no build; one plain `dbt build --select
-stg_log_lines` shows the same line inside dbt's error, and one build of an empty folder runs in
-the background (@prebuilt). As root, a folder's permissions bind only a process without root's
+stg_log_lines` shows the same line inside dbt's error, and one plain build of an empty folder runs
+in the background (@prebuilt). As root, a folder's permissions bind only a process without root's
 two file-access capabilities: the unreadable cases run their command without them.
 """
 
@@ -13,6 +15,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import re
 import subprocess
 import sys
 from datetime import datetime
@@ -31,7 +34,8 @@ from runlens.report import rules
 from runlens.report.data import DataQuality
 
 SCRIPTS = REPO / "scripts"
-WHAT_TO_DO = "set RUNLENS_RAW_DIR to a folder of *.jsonl logs"
+WHAT_TO_DO = "set RUNLENS_RAW_DIR to a folder of *.jsonl logs"  # the folder came from RUNLENS_RAW_DIR
+GIVE_LOGS = "give --logs a folder of *.jsonl logs"  # ... from --logs
 PR_CAPBSET_DROP = 24  # prctl: drop a capability from the bounding set, which the next exec applies
 CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH = 1, 2
 
@@ -115,7 +119,7 @@ def test_build_of_a_missing_folder_is_one_line(tmp_path):
     assert one_line(result) == f"runlens: raw log folder {tmp_path / 'no-such-logs'} does not exist: {WHAT_TO_DO}"
     assert_dbt_never_started(result, tmp_path)
     result = runlens("build", "--logs", "other-logs", "--db", tmp_path / "db" / DATABASE, cwd=tmp_path)
-    assert one_line(result) == f"runlens: raw log folder {tmp_path / 'other-logs'} does not exist: {WHAT_TO_DO}"
+    assert one_line(result) == f"runlens: raw log folder {tmp_path / 'other-logs'} does not exist: {GIVE_LOGS}"
     assert_dbt_never_started(result, tmp_path)
 
 
@@ -139,8 +143,14 @@ def test_build_of_an_unreadable_folder_is_one_line(unreadable_folder, tmp_path):
 def test_build_into_a_missing_folder_is_one_line(tmp_path):
     result = runlens("build", env=build_env(REPO / "data" / "sample", tmp_path))
     assert one_line(result) == (
+        f"runlens: the folder of the database {tmp_path / 'db' / DATABASE} (RUNLENS_DB) does not exist: create it, "
+        "or set RUNLENS_DB to a path in a folder that exists"
+    )
+    assert_dbt_never_started(result, tmp_path)
+    result = runlens("build", "--logs", REPO / "data" / "sample", "--db", tmp_path / "db" / DATABASE)
+    assert one_line(result) == (
         f"runlens: the folder of the database {tmp_path / 'db' / DATABASE} does not exist: create it, "
-        "or give --db (or RUNLENS_DB) a path in a folder that exists"
+        "or give --db a path in a folder that exists"
     )
     assert_dbt_never_started(result, tmp_path)
 
@@ -215,25 +225,25 @@ def test_plain_dbt_build_of_a_file_shows_the_runlens_line(plain_dbt_build_of_a_f
 
 
 # --------------------------------------------------------------------------------------------
-# a folder with no logs: empty marts, a one-line note, an index that says no runs were found
+# a folder with no logs: `runlens build` stops before dbt (tests/test_messages.py); a plain dbt
+# build makes empty marts, and their index says no runs were found
 
 
 @prebuilt()
 def empty_folder_build(builds: Prebuilds):
-    """`runlens build` over a folder with no logs in it (only a file that is not one)."""
+    """A plain `dbt build` over a folder with no logs in it (only a file that is not one)."""
     root = builds.mktemp("empty_folder")
     raw = root / "raw"
     raw.mkdir()
     (raw / "notes.txt").write_text("not a log\n")
     database = root / "db" / DATABASE
     database.parent.mkdir()
-    return raw, database, runlens("build", "--logs", raw, "--db", database)
+    return raw, database, run_dbt(SAMPLE_PROJECT, raw, database, "build", "--exclude-resource-type", "unit_test")
 
 
-def test_empty_folder_builds_empty_marts_and_says_so(empty_folder_build):
+def test_a_plain_build_of_an_empty_folder_makes_empty_marts(empty_folder_build):
     raw, database, result = empty_folder_build
     assert result.returncode == 0, result.stdout[-4000:]
-    assert one_line(result) == f"runlens: no logs (*.jsonl, *.jsonl.gz) found below {raw}; the marts are empty"
     with duckdb.connect(str(database), read_only=True) as connection:
         counts = [
             connection.execute(f"select count(*) from {mart}").fetchone()[0] for mart in ("fct_runs", "fct_events")
@@ -242,6 +252,7 @@ def test_empty_folder_builds_empty_marts_and_says_so(empty_folder_build):
 
 
 def test_empty_marts_get_an_index_that_says_no_runs_were_found(empty_folder_build, tmp_path):
+    """In the checkout the index gives the Makefile's command; installed, runlens commands."""
     raw, database, _result = empty_folder_build
     result = runlens("report", "--db", database, "--out", tmp_path / "reports")
     assert result.returncode == 0 and result.stderr == ""
@@ -249,9 +260,18 @@ def test_empty_marts_get_an_index_that_says_no_runs_were_found(empty_folder_buil
     index = (tmp_path / "reports" / "index.md").read_text(encoding="utf-8")
     assert "**No runs were found.**" in index and f"`{database}`" in index
     assert "found no logs (`*.jsonl`, `*.jsonl.gz`)" in index
-    assert "RUNLENS_RAW_DIR=<folder> make sample" in index
+    assert f"RUNLENS_RAW_DIR=<folder> RUNLENS_DB={database} make sample" in index
     assert f"The build looked in `{raw}`." in index
+    assert "`runlens profile <folder>`" in index
     assert "| collection |" not in index
+    installed = tmp_path / "elsewhere"
+    installed.mkdir()
+    result = runlens("report", "--db", database, "--out", "pages", cwd=installed)
+    assert result.returncode == 0 and result.stderr == ""
+    index = (installed / "pages" / "index.md").read_text(encoding="utf-8")
+    commands = index.split("```\n")[1].splitlines()
+    assert commands == [f"runlens build --logs <folder> --db {database}", f"runlens report --db {database} --out pages"]
+    assert re.search(r"\bmake\b", index) is None and "RUNLENS_" not in index
 
 
 def test_the_index_says_why_it_lists_no_run():

@@ -16,7 +16,7 @@ from conftest import FAULTY_PROJECT, copy_database
 from pipeline import DATABASE, REFRESH, build, rounded, run_dbt
 from prebuilt import Prebuilds, prebuilt
 
-from runlens.mart_catalog import compared_mart_names
+from runlens.mart_catalog import compared_mart_names, compared_query
 
 # every mart two builds of the same logs must agree on; agg_file_data_quality apart (modified_at)
 COMPARED = [mart for mart in compared_mart_names() if mart != "agg_file_data_quality"]
@@ -24,9 +24,7 @@ COMPARED = [mart for mart in compared_mart_names() if mart != "agg_file_data_qua
 
 def snapshot(database) -> dict[str, list]:
     with duckdb.connect(str(database), read_only=True) as connection:
-        tables = {
-            table: rounded(connection.sql(f"select * from {table} order by all").fetchall()) for table in COMPARED
-        }
+        tables = {table: rounded(connection.sql(compared_query(table)).fetchall()) for table in COMPARED}
         tables["agg_file_data_quality"] = connection.sql(
             "select * exclude (modified_at) from agg_file_data_quality order by all"
         ).fetchall()

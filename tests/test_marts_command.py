@@ -22,8 +22,10 @@ def test_every_mart_is_listed_with_its_grain_and_rows(sample_build):
 
 
 def test_a_missing_database_is_one_line(tmp_path):
-    result = runlens_command("marts", "--db", tmp_path / "none.duckdb")
+    database = tmp_path / "none.duckdb"
+    result = runlens_command("marts", "--db", database)
     assert result.returncode == 2
     assert result.stderr.strip().splitlines() == [
-        f"runlens: no database at {tmp_path / 'none.duckdb'}: run `runlens build` first, or pass --db"
+        f"runlens: no database at {database}: build it first: `runlens build --logs <folder> --db {database}`, "
+        "or pass another --db"
     ]

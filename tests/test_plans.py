@@ -30,6 +30,7 @@ from pipeline import DATABASE, REFRESH, REPO, RUNLENS, Project, build, copy_proj
 from prebuilt import Prebuilds, prebuilt
 from test_incremental import bump_mtime, snapshot
 
+from runlens.dbt_build import VACUUM_EVERY
 from runlens.dbt_session import project_state
 from runlens.plan import Plan, PlanStore, plan_inputs
 from runlens.raw_logs.as_of import SAMPLE_AS_OF
@@ -228,3 +229,23 @@ def test_a_failing_data_test_fails_the_plan_and_keeps_the_database(built, plans_
     assert f"runlens: dbt build failed; {database} still holds the previous build" in result.stderr
     assert snapshot(database) == before
     assert not database.with_name(database.name + ".next").exists()
+
+
+def refreshes_since_vacuum(database: Path) -> int:
+    with duckdb.connect(str(database), read_only=True) as connection:
+        return connection.execute("select refreshes_since_vacuum from main_raw.last_build").fetchone()[0]
+
+
+def test_plan_refreshes_leave_compaction_to_every_tenth(built, plans_recorded):
+    """A plan refresh leaves DuckDB's compaction of the tables' row groups out and counts itself;
+    the VACUUM_EVERY-th refresh compacts and starts the count over (runlens/dbt_build.py)."""
+    raw, database = built
+    assert refreshes_since_vacuum(database) == 0  # a first build compacts
+    template = (raw / "alpha" / "plain.jsonl").read_text()
+    for refresh in range(1, VACUUM_EVERY):
+        (raw / f"more-{refresh}.jsonl").write_text(template.replace('"run_id": "', f'"run_id": "more{refresh}-'))
+        assert runlens_build(raw, database, plans_recorded)["replayed"] == [True]
+        assert refreshes_since_vacuum(database) == refresh
+    (raw / "more-last.jsonl").write_text(template.replace('"run_id": "', '"run_id": "more-last-'))
+    assert runlens_build(raw, database, plans_recorded)["replayed"] == [True]
+    assert refreshes_since_vacuum(database) == 0

@@ -10,6 +10,8 @@ from conftest import FAULTY, FAULTY_PROJECT, Built, copy_database
 from pipeline import DATABASE, REPO, build, project_copies, run_dbt
 from prebuilt import Prebuilds, prebuilt
 
+from runlens.mart_catalog import compared_query
+
 SCHEMA = json.loads((REPO / "models" / "staging" / "runlens_event.schema.json").read_text())
 
 
@@ -53,7 +55,7 @@ def test_building_twice_gives_identical_tables(faulty_build, faulty_built_again)
     snapshots = []
     for built in (faulty_build, faulty_built_again):
         with duckdb.connect(str(built.database), read_only=True) as connection:
-            snapshots.append({t: connection.sql(f"select * from {t} order by all").fetchall() for t in tables})
+            snapshots.append({t: connection.sql(compared_query(t)).fetchall() for t in tables})
     assert snapshots[0] == snapshots[1]
 
 

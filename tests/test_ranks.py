@@ -45,6 +45,7 @@ from golden_pages import GOLDEN_ROOT, MISMATCHES, assert_matches_golden
 from pipeline import DATABASE, build, rounded
 from prebuilt import Prebuilds, prebuilt
 
+from runlens.mart_catalog import compared_query
 from runlens.report.render import render_reports
 
 RAW = ranks_fixture.FOLDER
@@ -318,9 +319,7 @@ RANK_MARTS = (
 
 def mart_rows(database) -> dict[str, list]:
     with duckdb.connect(str(database), read_only=True) as connection:
-        return {
-            table: rounded(connection.sql(f"select * from {table} order by all").fetchall()) for table in RANK_MARTS
-        }
+        return {table: rounded(connection.sql(compared_query(table)).fetchall()) for table in RANK_MARTS}
 
 
 def test_a_rank_file_that_arrives_later_refreshes_its_run_as_a_full_build_would(tmp_path):

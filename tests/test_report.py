@@ -184,10 +184,12 @@ def run_script(*args: str) -> subprocess.CompletedProcess:
 
 
 def test_missing_database_is_one_line(tmp_path):
-    result = run_script("--db", str(tmp_path / "missing.duckdb"), "--out", str(tmp_path / "out"))
+    database = tmp_path / "missing.duckdb"
+    result = run_script("--db", str(database), "--out", str(tmp_path / "out"))
     assert result.returncode == 2
     assert result.stderr.strip().splitlines() == [
-        f"runlens: no database at {tmp_path / 'missing.duckdb'}: run `make sample` (or `dbt build`) first, or pass --db"
+        f"runlens: no database at {database}: build it first: `runlens build --logs <folder> --db {database}`, "
+        "or pass another --db"
     ]
 
 
@@ -197,7 +199,7 @@ def test_unbuilt_database_is_one_line(tmp_path):
     duckdb.connect(str(tmp_path / "empty.duckdb")).close()
     result = run_script("--db", str(tmp_path / "empty.duckdb"), "--out", str(tmp_path / "out"))
     assert result.returncode == 2 and len(result.stderr.strip().splitlines()) == 1
-    assert "has no runlens marts" in result.stderr and "run `dbt build` first" in result.stderr
+    assert "has no runlens marts" in result.stderr and "build them first: `runlens build --logs" in result.stderr
 
 
 def test_unknown_collection_is_one_line(faulty_db_path, tmp_path):

@@ -39,6 +39,7 @@ SNAPSHOT = Snapshot(
     measurement_source="event_log",
     mean_wall_seconds=3600.0,
     median_wall_seconds=3600.0,
+    p90_wall_seconds=6000.0,
     min_wall_seconds=1800.0,
     max_wall_seconds=7200.0,
     mean_pre_tail_seconds=2880.0,
@@ -307,7 +308,7 @@ def test_a_finished_sweep_says_nothing_of_running_runs():
 
 
 def summary(scored: int, stragglers: int) -> StragglerSummary:
-    return StragglerSummary(10, scored, stragglers, stragglers, 0, 1.5, 3.5, 3)
+    return StragglerSummary(10, scored, stragglers, stragglers, 0, 1.5, 3.5, 0.02, 10.0, 3)
 
 
 @pytest.mark.parametrize(

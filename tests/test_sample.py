@@ -5,7 +5,7 @@ import statistics
 
 import pytest
 from conftest import SAMPLE
-from oracle import collection_stats, percentile, read_events, runs_from
+from oracle import collection_stats, percentile, pre_epoch_positions, read_events, runs_from
 
 from runlens.raw_logs.as_of import SAMPLE_AS_OF, parse_as_of
 
@@ -226,7 +226,10 @@ def test_stragglers_match_the_oracle(sample_db):
     """Each analysed run against its task, worked out from the oracle's runs with the rule of
     def_stragglers: wall time over the task's median (3 runs or more), and per pre-epoch interval a
     robust z-score against the same position in the task (median, MAD floored at 5% of the median
-    and at 1 s, 3 runs or more at the position); a straggler past 1.5x or a z-score of 3.5."""
+    and at 1 s, 3 runs or more at the position; positions skip a restart's downtime); a straggler
+    past 1.5x or with an outlier: a z-score over 3.5 with an excess over the position's median of
+    at least 2% of the run's wall time and 10 s. The worst interval is the highest-scored outlier,
+    else the highest score."""
 
     by_task: dict[tuple, list] = {}
     for run in ORACLE_RUNS.values():
@@ -237,8 +240,7 @@ def test_stragglers_match_the_oracle(sample_db):
         median_wall = statistics.median(run.wall for run in runs)
         pre_epoch = {}
         for run in runs:
-            ends = [i for i, (label, _) in enumerate(run.intervals) if label.endswith("-> epoch_end")]
-            pre_epoch[run.run_id] = [seconds for _, seconds in run.intervals[: ends[-1] + 1]] if ends else []
+            pre_epoch[run.run_id] = [seconds for _, seconds in pre_epoch_positions(run.intervals)]
         positions: dict[int, list[float]] = {}
         for seconds in pre_epoch.values():
             for index, value in enumerate(seconds, start=1):
@@ -252,10 +254,12 @@ def test_stragglers_match_the_oracle(sample_db):
                     continue
                 median = statistics.median(values)
                 mad = statistics.median(abs(v - median) for v in values)
-                scores.append(((value - median) / (1.4826 * max(mad, 0.05 * median, 1)), -index))
+                z = (value - median) / (1.4826 * max(mad, 0.05 * median, 1))
+                outlier = z > 3.5 and value - median >= max(0.02 * run.wall, 10)
+                scores.append((outlier, z, -index))
             worst = max(scores) if scores else None
-            straggler = (ratio is not None and ratio > 1.5) or (worst is not None and worst[0] > 3.5)
-            expected[run.run_id] = (ratio, -worst[1] if worst else None, worst[0] if worst else None, straggler)
+            straggler = (ratio is not None and ratio > 1.5) or (worst is not None and worst[0])
+            expected[run.run_id] = (ratio, -worst[2] if worst else None, worst[1] if worst else None, straggler)
     rows = sample_db.execute(
         "select run_id, wall_to_task_median, worst_interval_index, worst_interval_robust_z, is_straggler"
         " from fct_run_stragglers"
@@ -276,8 +280,7 @@ def test_interval_positions_and_their_comparison_match_the_oracle(sample_db):
     positions: dict[str, dict[int, list[float]]] = {}
     for run in ORACLE_RUNS.values():
         if run.status == "completed" and run.collection in (V3, V2):
-            ends = [i for i, (label, _) in enumerate(run.intervals) if label.endswith("-> epoch_end")]
-            for index, (_, seconds) in enumerate(run.intervals[: ends[-1] + 1] if ends else [], start=1):
+            for index, (_, seconds) in enumerate(pre_epoch_positions(run.intervals), start=1):
                 positions.setdefault(run.collection, {}).setdefault(index, []).append(seconds)
     rows = sample_db.execute(
         "select collection, interval_index, runs, mean_seconds, median_seconds, p90_seconds, p95_seconds"
@@ -295,9 +298,8 @@ def test_interval_positions_and_their_comparison_match_the_oracle(sample_db):
     by_label: dict[str, dict[str, list[float]]] = {}
     for run in ORACLE_RUNS.values():
         if run.status == "completed" and run.collection in (V3, V2):
-            ends = [i for i, (label, _) in enumerate(run.intervals) if label.endswith("-> epoch_end")]
             held: dict[str, float] = {}
-            for label, seconds in run.intervals[: ends[-1] + 1] if ends else []:
+            for label, seconds in pre_epoch_positions(run.intervals):
                 held[label] = held.get(label, 0.0) + seconds
             for label, seconds in held.items():
                 by_label.setdefault(run.collection, {}).setdefault(label, []).append(seconds)

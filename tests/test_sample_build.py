@@ -11,7 +11,7 @@ from conftest import SAMPLE
 from pipeline import DATABASE, REFRESH, copy_project, rounded, run_dbt, runlens_command
 from prebuilt import Prebuilds, prebuilt
 
-from runlens.mart_catalog import compared_mart_names
+from runlens.mart_catalog import compared_mart_names, compared_query
 from runlens.raw_logs.as_of import SAMPLE_AS_OF, parse_as_of
 from runlens.report.render import render_reports
 
@@ -21,7 +21,7 @@ UNPINNED = {"RUNLENS_AS_OF": ""}  # an empty RUNLENS_AS_OF pins nothing (as_of.p
 def marts(database: Path) -> dict[str, list]:
     with duckdb.connect(str(database), read_only=True) as connection:
         tables = {
-            mart: rounded(connection.sql(f"select * from {mart} order by all").fetchall())
+            mart: rounded(connection.sql(compared_query(mart)).fetchall())
             for mart in compared_mart_names()
             if mart != "agg_file_data_quality"
         }

@@ -1,6 +1,7 @@
 -- Mean duration of the pre-epoch interval at each position, over analysed runs that have markers,
--- whatever the source of their wall time (def_pre_epoch), and which positions are later windows
--- (def_later_windows). Grain: one row per collection and interval_index.
+-- whatever the source of their wall time (def_pre_epoch; positions: def_interval_positions, so a
+-- restart's downtime is no position), and which positions are later windows (def_later_windows).
+-- Grain: one row per collection and interval_index (the position).
 with
 
 runs as (
@@ -10,14 +11,14 @@ runs as (
 
 intervals as (
     select * from {{ ref('fct_run_intervals') }}
-    where is_pre_epoch
+    where is_pre_epoch and not is_downtime
 ),
 
 positioned as (
     select
         runs.collection,
-        intervals.interval_index,
-        intervals.label,
+        intervals.position_index as interval_index,
+        intervals.position_label as label,
         intervals.seconds
     from intervals
     inner join runs on intervals.run_id = runs.run_id

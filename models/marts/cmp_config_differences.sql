@@ -40,45 +40,91 @@ config as (
     )
 ),
 
-pair_runs as (
+collection_runs as (
+    select
+        collection,
+        count(*) as run_count
+    from runs
+    group by collection
+),
+
+collection_values as (
+    -- each collection's values of each key, and how many of its runs have each
+    select
+        runs.collection,
+        config.config_key,
+        coalesce(config.config_value, 'null') as config_value,
+        count(*) as value_runs
+    from config
+    inner join runs on config.run_id = runs.run_id
+    group by runs.collection, config.config_key, coalesce(config.config_value, 'null')
+),
+
+collection_keys as (
+    select
+        collection,
+        config_key,
+        sum(value_runs) as key_runs
+    from collection_values
+    group by collection, config_key
+),
+
+pair_sides as (
+    -- the two sides of each pair that has runs on both
     select
         pairs.collection,
         pairs.baseline_collection,
         'current' as side,
-        runs.run_id
+        pairs.collection as side_collection,
+        collection_runs.run_count
     from pairs
-    inner join runs on pairs.collection = runs.collection
+    inner join collection_runs on pairs.collection = collection_runs.collection
     union all
     select
         pairs.collection,
         pairs.baseline_collection,
         'baseline' as side,
-        runs.run_id
+        pairs.baseline_collection as side_collection,
+        collection_runs.run_count
     from pairs
-    inner join runs on pairs.baseline_collection = runs.collection
+    inner join collection_runs on pairs.baseline_collection = collection_runs.collection
 ),
 
 pair_keys as (
+    -- the keys any run of either side has
     select distinct
-        pair_runs.collection,
-        config.config_key
-    from pair_runs
-    inner join config on pair_runs.run_id = config.run_id
+        pair_sides.collection,
+        collection_keys.config_key
+    from pair_sides
+    inner join collection_keys on pair_sides.side_collection = collection_keys.collection
 ),
 
 run_values as (
     -- every run of either side has a value for every key of the pair; missing counts as null
-    select distinct
-        pair_runs.collection,
-        pair_runs.baseline_collection,
-        pair_runs.side,
+    select
+        pair_sides.collection,
+        pair_sides.baseline_collection,
+        pair_sides.side,
         pair_keys.config_key,
-        coalesce(config.config_value, 'null') as config_value
-    from pair_runs
-    inner join pair_keys on pair_runs.collection = pair_keys.collection
-    left join config
-        on pair_runs.run_id = config.run_id
-        and pair_keys.config_key = config.config_key
+        collection_values.config_value
+    from pair_sides
+    inner join pair_keys on pair_sides.collection = pair_keys.collection
+    inner join collection_values
+        on pair_sides.side_collection = collection_values.collection
+        and pair_keys.config_key = collection_values.config_key
+    union
+    select
+        pair_sides.collection,
+        pair_sides.baseline_collection,
+        pair_sides.side,
+        pair_keys.config_key,
+        'null' as config_value
+    from pair_sides
+    inner join pair_keys on pair_sides.collection = pair_keys.collection
+    left join collection_keys
+        on pair_sides.side_collection = collection_keys.collection
+        and pair_keys.config_key = collection_keys.config_key
+    where coalesce(collection_keys.key_runs, 0) < pair_sides.run_count
 ),
 
 value_sets as (

@@ -1,6 +1,8 @@
--- What the build that made these marts ran with: the raw folder it read and the as-of instant
--- its "now"-dependent figures are computed as of (macros/build_context.sql).
+-- What the build that made these marts ran with: the raw folder it read, the as-of instant its
+-- "now"-dependent figures are computed as of (macros/build_context.sql), and the thresholds (dbt
+-- vars) the marts judged regressions and stalled runs by, so that a page states the ones used.
 -- Grain: one row.
+{%- set double = var('runlens_types')[target.type].double %}
 with
 
 final as (
@@ -8,7 +10,11 @@ final as (
         {{ runlens.build_raw_dir() }} as raw_dir,
         {{ runlens.build_started_at() }} as build_started_at,
         {{ runlens.build_as_of() }} as as_of_at,
-        {{ runlens.build_as_of_source() }} as as_of_source
+        {{ runlens.build_as_of_source() }} as as_of_source,
+        cast({{ var('regression_threshold') }} as {{ double }}) as regression_threshold,
+        cast({{ var('regression_min_runs') }} as {{ dbt.type_bigint() }}) as regression_min_runs,
+        cast({{ var('stall_multiple') }} as {{ double }}) as stall_multiple,
+        cast({{ var('stall_min_seconds') }} as {{ double }}) as stall_min_seconds
 )
 
 select * from final

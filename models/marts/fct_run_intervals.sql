@@ -18,7 +18,9 @@ final as (
         ended_at,
         seconds,
         is_pre_epoch,
-        is_downtime
+        is_downtime,
+        position_index,
+        position_label
     from intervals
 )
 

@@ -1,19 +1,24 @@
+-- depends_on: {{ ref('int_run_versions') }}
 -- One row per run: status, measurement source and wall-time figures
 -- (definitions in _marts__docs.md: def_status, def_exclusion_reason, def_wall_seconds, ...).
+-- Incremental by run (macros/run_versions.sql): a refresh computes the runs whose lines changed.
 {#- downtime counts against the event-log span only: a profiler's wall time is in-process time -#}
 {%- set downtime = "case when measurement_source = 'profiler' then 0 else coalesce(downtime_seconds, 0) end" %}
 with
 
 attributes as (
     select * from {{ ref('int_run_attributes') }}
+    where {{ runlens.is_run_to_compute('run_id') }}
 ),
 
 timings as (
     select * from {{ ref('int_run_timings') }}
+    where {{ runlens.is_run_to_compute('run_id') }}
 ),
 
 profiles as (
     select * from {{ ref('int_run_profiles') }}
+    where {{ runlens.is_run_to_compute('run_id') }}
 ),
 
 classified as (
@@ -99,7 +104,8 @@ final as (
         coalesce(source_format, 'jsonl') as source_format,
         coalesce(approximate_markers, 0) > 0 as has_approximate_markers,
         coalesce(approximate_markers, 0) as approximate_markers,
-        last_event_at
+        last_event_at,
+        {{ runlens.build_started_at() }} as computed_at
     from excluded
 )
 

@@ -7,6 +7,8 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from runlens.usage import importer_extra
+
 from . import mlflow_files, mlflow_runs, mlflow_sqlite, text_log, wandb_files
 from .common import Options, Outcome, Reject, display_path, run_file, write_rejects, write_run
 from .earlier_imports import replace_earlier, source_key
@@ -178,12 +180,11 @@ def run_import(
     missing = frozenset(name for name in wanted if not _available(OPTIONAL[name][0]))
     if fmt in missing:
         label = OPTIONAL[fmt][1]
-        raise RuntimeError(f"reading {label} logs needs the importer extra: pip install -r requirements-importers.txt")
+        raise RuntimeError(f"reading {label} logs needs the importer extra: {importer_extra()}")
     plan = discover(paths, fmt, options, without=missing)
     for name in sorted(missing):
         package, label = OPTIONAL[name]
-        extra = "pip install -r requirements-importers.txt"
-        plan.notes.append(f"{package} is not installed: {label} logs skipped ({extra})")
+        plan.notes.append(f"{package} is not installed: {label} logs skipped ({importer_extra()})")
     if not plan.sources:
         raise nothing_to_import(paths, fmt, plan.notes)
     progress = progress or Progress(plan.file_count)

@@ -7,8 +7,10 @@ loading is `<size>:<mtime in ns>`: a build reads a file again exactly when it ch
 
 The raw folder itself is checked here, and only here (runlens/build.py before dbt starts, the
 dbt-duckdb plugin when a build lists it, the PostgreSQL loader): a path that does not exist, is no
-folder or cannot be read raises RawFolderError, whose message is one line that says what to do. A
-folder with no logs in it is no error: the build makes empty marts (no_logs_note says so).
+folder or cannot be read raises RawFolderError, whose message is one line that says what to do:
+set RUNLENS_RAW_DIR (how dbt and the scripts are given the folder), or give --logs (`given_as`,
+when the runlens command was given it so). A folder with no logs in it is no error here: dbt makes
+empty marts of it (no_logs_note says so); `runlens build` stops before dbt (runlens/build.py).
 """
 
 from __future__ import annotations
@@ -24,7 +26,8 @@ LOG_SUFFIXES = (".jsonl", ".jsonl.gz")
 IGNORED_PREFIXES = ("_", ".")
 UNSTATABLE = "unreadable"
 NOT_A_REGULAR_FILE = "not_a_regular_file"
-WHAT_TO_DO = "RUNLENS_RAW_DIR to a folder of *.jsonl logs"
+RAW_DIR_VARIABLE = "RUNLENS_RAW_DIR"
+WHAT_TO_DO = f"{RAW_DIR_VARIABLE} to a folder of *.jsonl logs"
 
 
 class RawFolderError(ValueError):
@@ -42,40 +45,48 @@ class LogFile(NamedTuple):
 
 def raw_dir() -> str:
     """The raw folder: RUNLENS_RAW_DIR, else the bundled sample (relative to the current folder)."""
-    return os.environ.get("RUNLENS_RAW_DIR") or DEFAULT_RAW_DIR
+    return os.environ.get(RAW_DIR_VARIABLE) or DEFAULT_RAW_DIR
 
 
 def is_log_name(name: str) -> bool:
     return not name.startswith(IGNORED_PREFIXES)
 
 
-def check_raw_dir(raw_dir: str) -> str:
-    """The raw folder's absolute path; raises RawFolderError when it is missing, no folder or unreadable."""
+def what_to_do(given_as: str = RAW_DIR_VARIABLE, one_file: bool = False) -> str:
+    """How to point the build at another folder: set the variable, or give the option (`--logs`)."""
+    if given_as.startswith("-"):
+        return f"give {given_as} a folder of *.jsonl logs" + (", not one file" if one_file else "")
+    return f"set {given_as} to a folder of *.jsonl logs" + (", not to one file" if one_file else "")
+
+
+def check_raw_dir(raw_dir: str, given_as: str = RAW_DIR_VARIABLE) -> str:
+    """The raw folder's absolute path; raises RawFolderError when it is missing, no folder or
+    unreadable, saying how to give another (given_as: RUNLENS_RAW_DIR or --logs)."""
     raw_dir = os.path.abspath(raw_dir)
     if not os.path.exists(raw_dir):
-        raise RawFolderError(f"raw log folder {raw_dir} does not exist: set {WHAT_TO_DO}")
+        raise RawFolderError(f"raw log folder {raw_dir} does not exist: {what_to_do(given_as)}")
     if os.path.isfile(raw_dir):
-        raise RawFolderError(f"raw log folder {raw_dir} is a file, not a folder: set {WHAT_TO_DO}, not to one file")
+        raise RawFolderError(f"raw log folder {raw_dir} is a file, not a folder: {what_to_do(given_as, one_file=True)}")
     if not os.path.isdir(raw_dir):
-        raise RawFolderError(f"raw log folder {raw_dir} is not a folder: set {WHAT_TO_DO}")
+        raise RawFolderError(f"raw log folder {raw_dir} is not a folder: {what_to_do(given_as)}")
     try:
         with os.scandir(raw_dir):  # a folder that cannot be listed
             pass
         if not os.access(raw_dir, os.X_OK):  # ... or whose files cannot be opened
             raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), raw_dir)
     except OSError as error:
-        raise unreadable(raw_dir, error) from None
+        raise unreadable(raw_dir, error, given_as) from None
     return raw_dir
 
 
-def unreadable(raw_dir: str, error: OSError) -> RawFolderError:
+def unreadable(raw_dir: str, error: OSError, given_as: str = RAW_DIR_VARIABLE) -> RawFolderError:
     reason = (error.strerror or str(error)).lower()
     return RawFolderError(
-        f"raw log folder {raw_dir} cannot be read ({reason}): let this user read it, or set {WHAT_TO_DO}"
+        f"raw log folder {raw_dir} cannot be read ({reason}): let this user read it, or {what_to_do(given_as)}"
     )
 
 
-def find_log_paths(raw_dir: str):
+def find_log_paths(raw_dir: str, given_as: str = RAW_DIR_VARIABLE):
     """Yield the absolute paths of log files below raw_dir (absolute) in a stable order."""
     walk_errors = []
     for root, dirs, files in os.walk(raw_dir, onerror=walk_errors.append):
@@ -85,12 +96,12 @@ def find_log_paths(raw_dir: str):
                 yield os.path.join(root, name)
     for error in walk_errors:
         if os.path.abspath(error.filename) == raw_dir:
-            raise unreadable(raw_dir, error)
+            raise unreadable(raw_dir, error, given_as)
 
 
-def has_log_files(raw_dir: str) -> bool:
+def has_log_files(raw_dir: str, given_as: str = RAW_DIR_VARIABLE) -> bool:
     """Whether any log file lies below the raw folder (checked as check_raw_dir does); stops at the first."""
-    return next(find_log_paths(check_raw_dir(raw_dir)), None) is not None
+    return next(find_log_paths(check_raw_dir(raw_dir, given_as), given_as), None) is not None
 
 
 def no_logs_note(raw_dir: str) -> str:
@@ -112,7 +123,7 @@ def describe(raw_dir: str, path: str) -> LogFile:
     return LogFile(relative, path, stat.st_size, modified_at, is_gzip, f"{stat.st_size}:{stat.st_mtime_ns}")
 
 
-def list_log_files(raw_dir: str) -> list[LogFile]:
+def list_log_files(raw_dir: str, given_as: str = RAW_DIR_VARIABLE) -> list[LogFile]:
     """Every log file below raw_dir; raises RawFolderError (check_raw_dir) when that is no readable folder."""
-    raw_dir = check_raw_dir(raw_dir)
-    return [describe(raw_dir, path) for path in find_log_paths(raw_dir)]
+    raw_dir = check_raw_dir(raw_dir, given_as)
+    return [describe(raw_dir, path) for path in find_log_paths(raw_dir, given_as)]

@@ -12,7 +12,9 @@
   stg_build_context then stops the build with it; the other tables are left as they were).
 - `last_build`: what the last `runlens build` that finished over these tables was compiled from
   (runlens/dbt_build.py); every reading empties it, and that build writes it when it succeeds, so
-  a build of the same project over a folder that has not changed can tell there is nothing to do.
+  a build of the same project over a folder that has not changed can tell there is nothing to do;
+  and how many plan refreshes since DuckDB last compacted the tables (runlens/dbt_build.py,
+  VACUUM_EVERY).
 
 Reading is incremental by file: a file whose fingerprint (`<size>:<mtime in ns>`) is unchanged is
 not read again, a new or changed file is read whole, a removed one's rows leave (plan_reading).
@@ -73,6 +75,7 @@ TABLES = {
     "last_build": [
         ("inputs", "varchar"),
         ("database_state", "varchar"),
+        ("refreshes_since_vacuum", "bigint"),
     ],
 }
 

@@ -58,6 +58,7 @@ class Snapshot:
     measurement_source: str | None
     mean_wall_seconds: float | None
     median_wall_seconds: float | None
+    p90_wall_seconds: float | None
     min_wall_seconds: float | None
     max_wall_seconds: float | None
     mean_pre_tail_seconds: float | None
@@ -232,7 +233,7 @@ class Straggler:
     worst_interval_seconds: float | None
     worst_interval_task_median_seconds: float | None
     worst_interval_robust_z: float | None
-    is_worst_interval_downtime: bool
+    downtime_seconds: float
     is_slow_overall: bool
     has_outlier_interval: bool
 
@@ -293,6 +294,8 @@ class StragglerSummary:
     with_outlier_interval: int
     wall_multiple_threshold: float
     robust_z_threshold: float
+    min_excess_share: float
+    min_excess_seconds: float
     min_task_runs: int
 
 
@@ -301,6 +304,10 @@ class BuildContext:
     raw_dir: str
     as_of_at: datetime
     as_of_source: str
+    regression_threshold: float
+    regression_min_runs: int
+    stall_multiple: float
+    stall_min_seconds: float
 
 
 @dataclass(frozen=True)
@@ -523,6 +530,7 @@ class CollectionProfile:
     distributed_runs: list[DistributedRun] = field(default_factory=list)
     rank_waiting: RankWaiting | None = None
     rank_arrivals: list[RankArrival] = field(default_factory=list)
+    build: BuildContext | None = None  # the thresholds the marts were built with (dim_build)
 
     @property
     def shown_distributed_runs(self) -> list[DistributedRun]:
@@ -677,6 +685,7 @@ def load_profile(connection, collection: str) -> CollectionProfile:
     quality = fetch_one(connection, "data_quality", DataQuality, collection=collection)
     return CollectionProfile(
         snapshot=snapshot,
+        build=load_build(connection),
         tasks=fetch(connection, "tasks", TaskRuntime, collection=collection),
         excluded=fetch(connection, "excluded_runs", ExcludedRuns, collection=collection),
         longest_intervals=fetch(connection, "longest_intervals", LongestInterval, collection=collection),

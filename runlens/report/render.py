@@ -9,8 +9,9 @@ collections no longer in the database are removed.
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import re
-from collections.abc import Collection
 from pathlib import Path
 
 import duckdb
@@ -26,11 +27,19 @@ from runlens.report.chart import (
     position_comparison_png,
 )
 from runlens.report.data import CollectionSummary, IndexData, load_index, load_profile
-from runlens.report.files import remove_partial_files, remove_stale_pages, remove_unwritten, safe_path, write_atomic
+from runlens.report.files import (
+    remove_partial_files,
+    remove_stale_pages,
+    remove_unwritten,
+    safe_path,
+    write_atomic,
+    write_if_changed,
+)
 from runlens.report.markdown import escape_code, escape_text, unique_slugs
 from runlens.report.timeline import timeline_png
 from runlens.report.words import KIND_WORDS, REASON_WORDS, SOURCE_WORDS, time
 from runlens.stopping import undone_on_exit
+from runlens.usage import index_commands, no_database, no_marts
 
 TEMPLATES = Path(__file__).with_name("templates")
 # every mart declared below models/marts: a database that lacks one was built by another version
@@ -69,7 +78,11 @@ def plural(count: int, singular: str, plural_form: str | None = None) -> str:
     return f"{units.count(count)} {noun(count, singular, plural_form)}"
 
 
+@functools.cache
 def environment() -> jinja2.Environment:
+    """The templates' environment, made once per process: `runlens watch` renders at every refresh,
+    and compiling the templates again each time cost it 0.4 s (Jinja still reloads a template
+    whose file changed)."""
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(TEMPLATES),
         undefined=jinja2.StrictUndefined,
@@ -90,6 +103,9 @@ def environment() -> jinja2.Environment:
         speedup=units.speedup,
         multiple=units.multiple,
         decimal=units.decimal,
+        setting=units.setting,
+        setting_percent=units.setting_percent,
+        setting_duration=units.setting_duration,
         time=time,
         kind_holds=lambda kind: KIND_WORDS.get(kind, "n/a"),
         source=lambda code: SOURCE_WORDS.get(code, "n/a") if code else "n/a",
@@ -100,7 +116,7 @@ def environment() -> jinja2.Environment:
 
 def open_marts(db_path: Path) -> duckdb.DuckDBPyConnection:
     if not db_path.is_file():
-        raise ReportError(f"no database at {db_path}: run `make sample` (or `dbt build`) first, or pass --db")
+        raise ReportError(no_database(db_path))
     try:
         connection = duckdb.connect(str(db_path), read_only=True)
     except duckdb.Error as error:
@@ -110,12 +126,28 @@ def open_marts(db_path: Path) -> duckdb.DuckDBPyConnection:
     missing = [mart for mart in REQUIRED_MARTS if mart not in present]
     if missing:
         connection.close()
-        raise ReportError(f"{db_path} has no runlens marts ({', '.join(missing)} missing): run `dbt build` first")
+        raise ReportError(no_marts(db_path, ", ".join(missing)))
     return connection
 
 
+# what this process last drew at each chart's path: a digest of the chart and its figures
+DRAWN: dict[str, str] = {}
+
+
+def draw(path: Path, draw_png, *figures) -> None:
+    """Write a chart, drawing it only when its figures differ from those this process last drew
+    there (`runlens watch` renders every page at each refresh; drawing is most of a page's cost)."""
+    digest = hashlib.sha256(repr((draw_png.__name__, figures)).encode("utf-8")).hexdigest()
+    if DRAWN.get(str(path)) == digest and path.exists():
+        return
+    write_atomic(path, draw_png(*figures))
+    DRAWN[str(path)] = digest
+
+
 def charts(profile, findings, folder: Path) -> dict[str, str | None]:
-    """Write the profile's charts beside it; the names of those it has (None for the others)."""
+    """Write the profile's charts beside it; the names of those it has (None for the others). A
+    chart is drawn only where it compares at least two things: two tasks, two epoch positions,
+    two runs on the timeline."""
     written: dict[str, str | None] = {
         "chart": None,
         "epoch_chart": None,
@@ -123,27 +155,28 @@ def charts(profile, findings, folder: Path) -> dict[str, str | None]:
         "timeline": None,
         "arrival_chart": None,
     }
-    if profile.shown_tasks:
-        write_atomic(folder / CHART_NAME, mean_wall_by_task_png(profile.shown_tasks))
+    if len(profile.shown_tasks) >= 2:
+        draw(folder / CHART_NAME, mean_wall_by_task_png, profile.shown_tasks)
         written["chart"] = CHART_NAME
-    if findings.many_epochs and profile.epoch_positions:
+    if findings.many_epochs and len({position.epoch_index for position in profile.epoch_positions}) >= 2:
         tasks = [task.task for task in profile.task_epochs]
-        write_atomic(folder / EPOCH_CHART_NAME, epoch_duration_png(profile.epoch_positions, tasks))
+        draw(folder / EPOCH_CHART_NAME, epoch_duration_png, profile.epoch_positions, tasks)
         written["epoch_chart"] = EPOCH_CHART_NAME
     if profile.difference_split_possible and profile.has_shared_positions:
-        write_atomic(folder / POSITION_CHART_NAME, position_comparison_png(profile.shown_positions))
+        draw(folder / POSITION_CHART_NAME, position_comparison_png, profile.shown_positions)
         written["position_chart"] = POSITION_CHART_NAME
-    if profile.segments:
+    if len({segment.run_id for segment in profile.segments}) >= 2:
         as_of = profile.live.as_of_at if profile.live is not None and profile.live.is_live else None
-        write_atomic(folder / TIMELINE_NAME, timeline_png(profile.segments, as_of))
+        draw(folder / TIMELINE_NAME, timeline_png, profile.segments, as_of)
         written["timeline"] = TIMELINE_NAME
     if any(arrival.arrival_spread_seconds > 0 for arrival in profile.rank_arrivals):
-        write_atomic(folder / ARRIVAL_CHART_NAME, arrival_spread_png(profile.rank_arrivals))
+        draw(folder / ARRIVAL_CHART_NAME, arrival_spread_png, profile.rank_arrivals)
         written["arrival_chart"] = ARRIVAL_CHART_NAME
     return written
 
 
-def render_profile(env, connection, summary: CollectionSummary, folder: Path) -> Path:
+def render_profile(env, connection, summary: CollectionSummary, folder: Path) -> tuple[Path, bool]:
+    """The collection's page and charts; whether the page's text changed."""
     profile = load_profile(connection, summary.collection)
     findings = rules.evaluate(profile)
     written_charts = charts(profile, findings, folder)
@@ -154,9 +187,9 @@ def render_profile(env, connection, summary: CollectionSummary, folder: Path) ->
         **written_charts,
     )
     page = folder / PAGE_NAME
-    write_atomic(page, tidy(text))
+    page_changed = write_if_changed(page, tidy(text))
     remove_unwritten(folder, {PAGE_NAME, *(name for name in written_charts.values() if name)}, PAGE_FILES)
-    return page
+    return page, page_changed
 
 
 def render_index(env, index: IndexData, db_path: Path, slugs: dict[str, str], out_dir: Path) -> Path:
@@ -166,6 +199,7 @@ def render_index(env, index: IndexData, db_path: Path, slugs: dict[str, str], ou
         index=index,
         no_runs=None if index.collections else rules.no_runs(index.data_quality),
         database=str(db_path),
+        build_commands=index_commands(db_path, out_dir),
         tables={
             "collections": tables.collections_table(index, hrefs),
             "regressions": tables.regressions_table(index),
@@ -181,30 +215,29 @@ def render_index(env, index: IndexData, db_path: Path, slugs: dict[str, str], ou
 
 
 def render_reports(
-    db_path: Path, out_dir: Path, collection: str | None = None, only: Collection[str] | None = None
+    db_path: Path, out_dir: Path, collection: str | None = None, changed: list[str] | None = None
 ) -> list[Path]:
     """Write one profile per collection (or the one named) and, for all collections, index.md;
-    with `only`, the profiles of those collections alone beside the index (runlens watch); remove
-    the pages of collections the database no longer holds."""
+    remove the pages of collections the database no longer holds. A page whose text is what its
+    file holds is left as it is; `changed` gets the collections whose page changed (runlens watch)."""
     connection = open_marts(db_path)
     try:
         with undone_on_exit(lambda: remove_partial_files(out_dir)):
             index = load_index(connection)
             summaries = index.collections
             slugs = unique_slugs(summary.collection for summary in summaries)
-            chosen = [
-                summary
-                for summary in summaries
-                if collection in (None, summary.collection) and (only is None or summary.collection in only)
-            ]
+            chosen = [summary for summary in summaries if collection in (None, summary.collection)]
             if collection is not None and not chosen:
                 known = ", ".join(summary.collection for summary in summaries) or "none"
                 raise ReportError(f"no collection named {collection!r} in {db_path} (known: {known})")
             env = environment()
-            written = [
-                render_profile(env, connection, summary, safe_path(out_dir, slugs[summary.collection]))
-                for summary in chosen
-            ]
+            written = []
+            for summary in chosen:
+                folder = safe_path(out_dir, slugs[summary.collection])
+                page, page_changed = render_profile(env, connection, summary, folder)
+                written.append(page)
+                if page_changed and changed is not None:
+                    changed.append(summary.collection)
             if collection is None:
                 written.append(render_index(env, index, db_path, slugs, out_dir))
                 remove_stale_pages(out_dir, set(slugs.values()), PAGE_FILES)

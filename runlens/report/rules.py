@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field, replace
 
 from runlens.report.data import CollectionProfile, DataQuality
-from runlens.report.units import factor, is_about_the_same
+from runlens.report.units import SPEEDUP_SAME, factor, is_about_the_same
 
 # Coarse split: the part of wall time before the final epoch end that counts as "most of it".
 PRE_TAIL_MAJORITY_SHARE = 0.75
@@ -116,12 +116,12 @@ def span_use(profile: CollectionProfile) -> Finding | None:
     return Finding("in_parallel")
 
 
-def verdict(speedup: float | None) -> str | None:
-    """`about_the_same` within SPEEDUP_SAME either way, else `faster` / `slower`, with `much_`
-    from LARGE_FACTOR."""
+def verdict(speedup: float | None, within: float = SPEEDUP_SAME) -> str | None:
+    """`about_the_same` within a factor `within` either way (1 + the build's regression_threshold
+    on a page), else `faster` / `slower`, with `much_` from LARGE_FACTOR."""
     if speedup is None or speedup <= 0:
         return None
-    if is_about_the_same(speedup):
+    if is_about_the_same(speedup, within):
         return "about_the_same"
     much = "much_" if factor(speedup) >= LARGE_FACTOR else ""
     return much + ("faster" if speedup > 1 else "slower")
@@ -136,7 +136,8 @@ def baseline_change(profile: CollectionProfile) -> Finding | None:
         return Finding("baseline_without_data")
     if comparison.has_different_task_mix and comparison.matched_tasks == 0:
         return Finding("no_common_tasks")
-    said = verdict(comparison.headline_speedup)
+    within = 1 + profile.build.regression_threshold if profile.build is not None else SPEEDUP_SAME
+    said = verdict(comparison.headline_speedup, within)
     if said is None:
         return None
     regressed = [task for task in profile.task_comparisons if task.is_regression]

@@ -291,8 +291,7 @@ def stragglers_table(profile: CollectionProfile) -> Table:
     def interval(run) -> str:
         if run.worst_interval_label is None:
             return "n/a"
-        text = escape_code(run.worst_interval_label)
-        return text + " (downtime before a restart)" if run.is_worst_interval_downtime else text
+        return escape_code(run.worst_interval_label)
 
     return table(
         [

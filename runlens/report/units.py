@@ -193,10 +193,11 @@ def speedup(value: float | None) -> str:
     return f"{_factor_text(factor(number))}x {'faster' if number > 1 else 'slower'}"
 
 
-def is_about_the_same(value: float | None) -> bool:
-    """Two means within SPEEDUP_SAME of each other, either way."""
+def is_about_the_same(value: float | None, within: float = SPEEDUP_SAME) -> bool:
+    """Two means within a factor `within` of each other, either way (the pages pass 1 + the
+    build's regression_threshold, dim_build; SPEEDUP_SAME without a build)."""
     number = _finite(value)
-    return number is not None and number > 0 and factor(number) < SPEEDUP_SAME
+    return number is not None and number > 0 and factor(number) < within
 
 
 def count(value: int | float | None) -> str:
@@ -205,6 +206,29 @@ def count(value: int | float | None) -> str:
         return f"{value:,}"
     number = _finite(value)
     return "n/a" if number is None else f"{number:,.0f}"
+
+
+def setting(value: float | None) -> str:
+    """A threshold as the dbt var states it: `3`, `3.5`, `0.25` (no trailing zeros)."""
+    number = _finite(value)
+    return "n/a" if number is None else f"{number:g}"
+
+
+def setting_percent(share: float | None) -> str:
+    """A threshold share as a percentage with the digits it has: 0.1 -> `10%`, 0.025 -> `2.5%`."""
+    number = _finite(share)
+    return "n/a" if number is None else f"{round(number * 100, 9):g}%"
+
+
+def setting_duration(seconds: float | None) -> str:
+    """A threshold in seconds in the largest unit that holds it whole: 600 -> `10 min`, 10 -> `10 s`."""
+    number = _finite(seconds)
+    if number is None:
+        return "n/a"
+    for unit, size in (("h", 3600), ("min", 60)):
+        if number >= size and number % size == 0:
+            return f"{number / size:g} {unit}"
+    return f"{number:g} s"
 
 
 def decimal(value: float | None, decimals: int = 2) -> str:

@@ -21,7 +21,7 @@ from typing import Any
 import duckdb
 
 from engines.connections import PostgresSettings
-from runlens.mart_catalog import MARTS_DIR, declared_marts, is_compared
+from runlens.mart_catalog import MARTS_DIR, declared_marts, is_compared, uncompared_columns
 
 REPO = Path(__file__).resolve().parents[2]
 REL_TOL = 1e-9
@@ -43,6 +43,7 @@ class Mart:
     key: tuple[str, ...]
     columns: tuple[str, ...]
     json_columns: tuple[str, ...] = ()
+    uncompared: tuple[str, ...] = ()  # columns that record the build (meta compared: false)
 
 
 @dataclass(frozen=True)
@@ -121,7 +122,12 @@ def load_marts(marts_dir: Path = MARTS_DIR) -> list[Mart]:
         Mart(
             name=model["name"],
             key=_model_key(model),
-            columns=tuple(column["name"].lower() for column in model.get("columns") or []),
+            columns=tuple(
+                column["name"].lower()
+                for column in model.get("columns") or []
+                if column["name"].lower() not in uncompared_columns(model)
+            ),
+            uncompared=uncompared_columns(model),
             json_columns=tuple(
                 column["name"].lower()
                 for column in model.get("columns") or []
@@ -316,7 +322,7 @@ def _ordered_columns(mart: Mart, reference_rows: Rows, candidate_rows: Rows) -> 
     A side's columns are read from its first row; a side without rows is taken to have them all.
     """
     sides = [set(rows[0]) if rows else None for rows in (reference_rows, candidate_rows)]
-    seen = set(mart.columns).union(*(columns for columns in sides if columns is not None))
+    seen = set(mart.columns).union(*(columns for columns in sides if columns is not None)) - set(mart.uncompared)
     ordered = list(mart.columns) + sorted(seen - set(mart.columns))
     reference_columns, candidate_columns = (seen if columns is None else columns for columns in sides)
     return ordered, reference_columns, candidate_columns

@@ -18,6 +18,8 @@ final as (
         count(case when has_outlier_interval then 1 end) as with_outlier_interval,
         cast({{ var('straggler_wall_multiple') }} as {{ double }}) as wall_multiple_threshold,
         cast({{ var('straggler_robust_z') }} as {{ double }}) as robust_z_threshold,
+        cast({{ var('straggler_min_excess_share') }} as {{ double }}) as min_excess_share,
+        cast({{ var('straggler_min_excess_seconds') }} as {{ double }}) as min_excess_seconds,
         cast({{ var('straggler_min_task_runs') }} as {{ dbt.type_bigint() }}) as min_task_runs
     from runs
     group by collection

@@ -15,21 +15,22 @@ runs as (
 ),
 
 intervals as (
+    -- a restart's downtime is no position (def_interval_positions)
     select * from {{ ref('fct_run_intervals') }}
-    where is_pre_epoch
+    where is_pre_epoch and not is_downtime
 ),
 
 run_labels as (
-    -- a label a run holds twice (a restart) counts once, with its seconds summed
+    -- a position label a run holds twice counts once, with its seconds summed
     select
         runs.collection,
         intervals.run_id,
-        intervals.label,
-        min(intervals.interval_index) as interval_index,
+        intervals.position_label as label,
+        min(intervals.position_index) as interval_index,
         sum(intervals.seconds) as seconds
     from intervals
     inner join runs on intervals.run_id = runs.run_id
-    group by runs.collection, intervals.run_id, intervals.label
+    group by runs.collection, intervals.run_id, intervals.position_label
 ),
 
 side_runs as (

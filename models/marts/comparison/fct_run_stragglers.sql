@@ -1,6 +1,7 @@
 -- Each analysed run against the other runs of its task (def_stragglers): its wall time over the
 -- task's median, and its most unusual pre-epoch interval by robust z-score against the same
--- position in its task; a straggler when either is past its threshold.
+-- position in its task; a straggler when its wall time is past its threshold, or an interval is
+-- both past the score's and longer than usual by a share of the run's wall time that matters.
 -- Grain: one row per analysed run with a collection.
 with
 
@@ -10,8 +11,10 @@ runs as (
 ),
 
 intervals as (
+    -- positions line up whether or not a run restarted; a restart's downtime is none
+    -- (def_interval_positions)
     select * from {{ ref('fct_run_intervals') }}
-    where is_pre_epoch
+    where is_pre_epoch and not is_downtime
 ),
 
 task_walls as (
@@ -29,9 +32,10 @@ positioned as (
         runs.collection,
         runs.task,
         intervals.run_id,
-        intervals.interval_index,
-        intervals.label,
-        intervals.seconds
+        intervals.position_index as interval_index,
+        intervals.position_label as label,
+        intervals.seconds,
+        runs.wall_seconds as run_wall_seconds
     from intervals
     inner join runs on intervals.run_id = runs.run_id
 ),
@@ -74,10 +78,13 @@ scored as (
     select
         deviations.run_id,
         deviations.interval_index,
-        deviations.label,
-        deviations.seconds,
-        deviations.median_seconds,
-        position_spreads.mad_seconds,
+        -- an outlier needs a score past straggler_robust_z and an excess over the position's
+        -- median that matters to the run: straggler_min_excess_share of its wall time, and at
+        -- least straggler_min_excess_seconds
+        deviations.seconds - deviations.median_seconds >= greatest(
+            {{ var('straggler_min_excess_share') }} * deviations.run_wall_seconds,
+            {{ var('straggler_min_excess_seconds') }}
+        ) as has_excess_that_matters,
         (deviations.seconds - deviations.median_seconds) / (
             1.4826 * greatest(
                 position_spreads.mad_seconds,
@@ -93,18 +100,43 @@ scored as (
     where deviations.position_runs >= {{ var('straggler_min_task_runs') }}
 ),
 
-worst_intervals as (
-    -- each run's highest robust z-score, ties to the lowest interval number: an aggregate, not a sort
-    {%- set worst = ['robust_z', '-interval_index'] %}
+flagged as (
     select
         run_id,
-        {{ runlens.arg_max('interval_index', worst) }} as interval_index,
-        {{ runlens.arg_max('label', worst) }} as label,
-        {{ runlens.arg_max('seconds', worst) }} as seconds,
-        {{ runlens.arg_max('median_seconds', worst) }} as median_seconds,
-        max(robust_z) as robust_z
+        interval_index,
+        robust_z,
+        coalesce(robust_z > {{ var('straggler_robust_z') }} and has_excess_that_matters, false) as is_outlier
     from scored
+),
+
+worst_positions as (
+    -- each run's worst interval: its outlier with the highest robust z-score, else its highest
+    -- score; ties to the lowest position: an aggregate, not a sort
+    select
+        run_id,
+        {%- set worst = ['case when is_outlier then 1 else 0 end', 'robust_z', '-interval_index'] %}
+        {{ runlens.arg_max('interval_index', worst) }} as interval_index,
+        max(case when is_outlier then 1 else 0 end) = 1 as has_outlier_interval
+    from flagged
     group by run_id
+),
+
+worst_intervals as (
+    select
+        worst_positions.run_id,
+        worst_positions.interval_index,
+        deviations.label,
+        deviations.seconds,
+        deviations.median_seconds,
+        flagged.robust_z,
+        worst_positions.has_outlier_interval
+    from worst_positions
+    inner join deviations
+        on worst_positions.run_id = deviations.run_id
+        and worst_positions.interval_index = deviations.interval_index
+    inner join flagged
+        on worst_positions.run_id = flagged.run_id
+        and worst_positions.interval_index = flagged.interval_index
 ),
 
 final as (
@@ -131,7 +163,7 @@ final as (
             and runs.wall_seconds > {{ var('straggler_wall_multiple') }} * task_walls.task_median_wall_seconds,
             false
         ) as is_slow_overall,
-        coalesce(worst_intervals.robust_z > {{ var('straggler_robust_z') }}, false) as has_outlier_interval
+        coalesce(worst_intervals.has_outlier_interval, false) as has_outlier_interval
     from runs
     inner join task_walls
         on runs.collection = task_walls.collection

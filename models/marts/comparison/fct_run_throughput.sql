@@ -1,18 +1,20 @@
+-- depends_on: {{ ref('int_run_versions') }}
 -- Each analysed run's pace in training steps (def_throughput): steps per active hour up to its last
 -- pre-epoch checkpoint, and seconds per 100 steps between consecutive pre-epoch checkpoints, so
 -- runs with different step counts compare fairly. Grain: one row per analysed run with a
 -- collection that has a pre-epoch checkpoint with a step.
+-- Incremental by run (macros/run_versions.sql): a refresh computes the runs whose lines changed.
 with
 
 runs as (
     select * from {{ ref('fct_runs') }}
-    where is_analyzed and collection is not null
+    where is_analyzed and collection is not null and {{ runlens.is_run_to_compute('run_id') }}
 ),
 
 intervals as (
     -- each interval carries its markers' event types and steps (int_run_intervals)
     select * from {{ ref('int_run_intervals') }}
-    where is_pre_epoch
+    where is_pre_epoch and {{ runlens.is_run_to_compute('run_id') }}
 ),
 
 stepped_intervals as (
@@ -100,7 +102,8 @@ final as (
         case
             when per_run.checkpoint_window_steps > 0
                 then per_run.checkpoint_window_seconds * 100 / per_run.checkpoint_window_steps
-        end as seconds_per_100_steps
+        end as seconds_per_100_steps,
+        {{ runlens.build_started_at() }} as computed_at
     from runs
     inner join per_run on runs.run_id = per_run.run_id
 )

@@ -1,16 +1,18 @@
+-- depends_on: {{ ref('int_run_versions') }}
 -- Each analysed run's wall time split into the parts its markers bound (def_wall_time_parts): the
 -- opening block, the later pre-epoch windows together, the final tail, and what is left.
 -- Grain: one row per analysed run with a collection.
+-- Incremental by run (macros/run_versions.sql): a refresh computes the runs whose lines changed.
 with
 
 runs as (
     select * from {{ ref('fct_runs') }}
-    where is_analyzed and collection is not null
+    where is_analyzed and collection is not null and {{ runlens.is_run_to_compute('run_id') }}
 ),
 
 intervals as (
     select * from {{ ref('fct_run_intervals') }}
-    where is_pre_epoch
+    where is_pre_epoch and {{ runlens.is_run_to_compute('run_id') }}
 ),
 
 pre_epoch_parts as (
@@ -37,7 +39,8 @@ final as (
         {{ runlens.whole_microseconds(
             'runs.wall_seconds - coalesce(pre_epoch_parts.opening_block_seconds, 0)'
             ~ ' - coalesce(pre_epoch_parts.later_windows_seconds, 0) - coalesce(runs.tail_seconds, 0)'
-        ) }} as other_seconds
+        ) }} as other_seconds,
+        {{ runlens.build_started_at() }} as computed_at
     from runs
     left join pre_epoch_parts on runs.run_id = pre_epoch_parts.run_id
 )

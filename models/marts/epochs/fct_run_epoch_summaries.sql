@@ -1,13 +1,17 @@
+-- depends_on: {{ ref('int_run_versions') }}
 -- Each run's epochs summed up: how many, the first against the median of the later ones
 -- (def_first_epoch_excess). Grain: one row per run with at least one epoch_end marker.
+-- Incremental by run (macros/run_versions.sql): a refresh computes the runs whose lines changed.
 with
 
 runs as (
     select * from {{ ref('fct_runs') }}
+    where {{ runlens.is_run_to_compute('run_id') }}
 ),
 
 epochs as (
     select * from {{ ref('fct_run_epochs') }}
+    where {{ runlens.is_run_to_compute('run_id') }}
 ),
 
 epoch_counts as (
@@ -44,7 +48,8 @@ final as (
             when later_epochs.later_epoch_median_seconds > 0
                 then epoch_counts.first_epoch_seconds / later_epochs.later_epoch_median_seconds
         end as first_epoch_ratio,
-        runs.tail_seconds = 0 as ends_at_final_epoch_end
+        runs.tail_seconds = 0 as ends_at_final_epoch_end,
+        {{ runlens.build_started_at() }} as computed_at
     from epoch_counts
     inner join runs on epoch_counts.run_id = runs.run_id
     left join later_epochs on epoch_counts.run_id = later_epochs.run_id

@@ -1,19 +1,23 @@
+-- depends_on: {{ ref('int_run_versions') }}
 -- One row per epoch of a run: from the previous epoch_end (the first run_start for the first
 -- epoch) to this epoch_end (def_epochs). Grain: one row per run and epoch_index.
+-- Incremental by run (macros/run_versions.sql): a refresh computes the runs whose lines changed.
 with
 
 markers as (
     select * from {{ ref('int_run_markers') }}
+    where {{ runlens.is_run_to_compute('run_id') }}
 ),
 
 events as (
     select * from {{ ref('int_event_occurrences') }}
-    where occurrence = 1
+    where occurrence = 1 and {{ runlens.is_run_to_compute('run_id') }}
 ),
 
 
 intervals as (
     select * from {{ ref('fct_run_intervals') }}
+    where {{ runlens.is_run_to_compute('run_id') }}
 ),
 
 run_starts as (
@@ -83,7 +87,8 @@ final as (
         {{ runlens.seconds_between('bounded.started_at', 'bounded.ended_at') }} as seconds,
         downtimes.downtime_seconds,
         {{ runlens.seconds_between('bounded.started_at', 'bounded.ended_at') }}
-        - downtimes.downtime_seconds as active_seconds
+        - downtimes.downtime_seconds as active_seconds,
+        {{ runlens.build_started_at() }} as computed_at
     from bounded
     inner join downtimes
         on bounded.run_id = downtimes.run_id

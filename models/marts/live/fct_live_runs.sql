@@ -1,8 +1,9 @@
 -- The runs still going at the as-of time: how far each has got, how long it has been silent,
 -- whether it is running, stalled or abandoned, and when a running one will likely finish, from the
 -- completed runs that passed the same marker (def_live_runs, def_live_eta, def_percentiles,
--- def_stalled, def_abandoned). The peers are summed up per collection, task and marker first and
--- each live run joins one summary, so the model grows with runs plus peers, never runs x peers.
+-- def_stalled, def_abandoned). The peers are summed up per collection, task and marker first, only
+-- where a live run is, and each live run joins one summary: the model grows with runs plus peers,
+-- never runs x peers.
 -- Grain: one row per incomplete run with a run_start.
 {%- set double = var('runlens_types')[target.type].double %}
 with
@@ -60,6 +61,16 @@ last_markers as (
     where recency_rank = 1
 ),
 
+live_positions as (
+    -- where the live runs are: the only peer summaries this model needs
+    select distinct
+        live_runs.collection,
+        coalesce(live_runs.task, '') as task_key,
+        last_markers.marker_label
+    from live_runs
+    inner join last_markers on live_runs.run_id = last_markers.run_id
+),
+
 completed_runs as (
     select
         run_id,
@@ -70,11 +81,9 @@ completed_runs as (
     where is_analyzed and measurement_source = 'event_log' and collection is not null
 ),
 
-peer_markers as (
-    -- where each completed event-log run was at each marker, and what it still needed after it,
-    -- once in its task's summary and once in its collection's
+completed_progress as (
+    -- where each completed event-log run was at each marker, and what it still needed after it
     select
-        'task' as peer_set,
         completed_runs.collection,
         completed_runs.task,
         progress.marker_label,
@@ -83,19 +92,60 @@ peer_markers as (
         progress.next_interval_seconds
     from progress
     inner join completed_runs on progress.run_id = completed_runs.run_id
-    where progress.is_first_of_label and completed_runs.task is not null
+    where progress.is_first_of_label
+),
+
+task_peer_markers as (
+    -- the completed runs of a live run's task at its marker
+    select
+        'task' as peer_set,
+        completed_progress.*
+    from completed_progress
+    inner join live_positions
+        on completed_progress.collection = live_positions.collection
+        and completed_progress.task = live_positions.task_key
+        and completed_progress.marker_label = live_positions.marker_label
+),
+
+task_peer_counts as (
+    select
+        collection,
+        task,
+        marker_label,
+        count(*) as peer_runs
+    from task_peer_markers
+    group by collection, task, marker_label
+),
+
+collection_positions as (
+    -- the live positions with fewer than eta_min_task_peers task peers: they need their collection's
+    select distinct
+        live_positions.collection,
+        live_positions.marker_label
+    from live_positions
+    left join task_peer_counts
+        on live_positions.collection = task_peer_counts.collection
+        and live_positions.task_key = task_peer_counts.task
+        and live_positions.marker_label = task_peer_counts.marker_label
+    where coalesce(task_peer_counts.peer_runs, 0) < {{ var('eta_min_task_peers') }}
+),
+
+peer_markers as (
+    -- each summary's peers: once in their task's, once in their collection's where it is needed
+    select * from task_peer_markers
     union all
     select
         'collection' as peer_set,
-        completed_runs.collection,
+        completed_progress.collection,
         cast(null as {{ dbt.type_string() }}) as task,
-        progress.marker_label,
-        progress.active_seconds_to_marker,
-        completed_runs.active_seconds - progress.active_seconds_to_marker as remaining_seconds,
-        progress.next_interval_seconds
-    from progress
-    inner join completed_runs on progress.run_id = completed_runs.run_id
-    where progress.is_first_of_label
+        completed_progress.marker_label,
+        completed_progress.active_seconds_to_marker,
+        completed_progress.remaining_seconds,
+        completed_progress.next_interval_seconds
+    from completed_progress
+    inner join collection_positions
+        on completed_progress.collection = collection_positions.collection
+        and completed_progress.marker_label = collection_positions.marker_label
 ),
 
 peer_paces as (

@@ -1,21 +1,28 @@
+-- depends_on: {{ ref('int_run_versions') }}
 -- The stretches of time each run was running (def_run_segments): from its first run_start to its
 -- end, less the downtime of each restart; a run still running runs to the as-of time, a stalled
 -- one to its last event. The timeline chart and the concurrency figures read them.
--- Grain: one row per run and segment_index.
+-- Grain: one row per run and segment_index. Incremental by run: a refresh computes the runs that
+-- changed and every incomplete run (macros/run_versions.sql).
 with
 
 live_runs as (
     select * from {{ ref('fct_live_runs') }}
+    where {{ runlens.is_run_to_compute_or_live('run_id') }}
 ),
 
 runs as (
     select * from {{ ref('fct_runs') }}
-    where collection is not null and started_at is not null and exclusion_reason is distinct from 'clock_skew'
+    where
+        collection is not null
+        and started_at is not null
+        and exclusion_reason is distinct from 'clock_skew'
+        and {{ runlens.is_run_to_compute_or_live('run_id') }}
 ),
 
 downtime as (
     select * from {{ ref('fct_run_intervals') }}
-    where is_downtime
+    where is_downtime and {{ runlens.is_run_to_compute_or_live('run_id') }}
 ),
 
 run_spans as (
@@ -84,7 +91,8 @@ final as (
         started_at,
         ended_at,
         {{ runlens.seconds_between('started_at', 'ended_at') }} as seconds,
-        is_open and is_last as is_open
+        is_open and is_last as is_open,
+        {{ runlens.build_started_at() }} as computed_at
     from segments
 )
 

@@ -13,6 +13,7 @@ select
     runtime.measurement_source,
     runtime.mean_wall_seconds,
     runtime.median_wall_seconds,
+    runtime.p90_wall_seconds,
     runtime.min_wall_seconds,
     runtime.max_wall_seconds,
     runtime.mean_pre_tail_seconds,

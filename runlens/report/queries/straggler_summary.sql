@@ -8,6 +8,8 @@ select
     with_outlier_interval,
     wall_multiple_threshold,
     robust_z_threshold,
+    min_excess_share,
+    min_excess_seconds,
     min_task_runs
 from agg_collection_stragglers
 where collection = $collection

@@ -1,5 +1,5 @@
--- The collection's stragglers, slowest against its task first, with whether the interval that
--- made a run stand out was the downtime before a restart (seconds). Reads marts only.
+-- The collection's stragglers, slowest against its task first, with the downtime between
+-- sessions their wall time holds (a restart's gap is no interval position). Reads marts only.
 select
     stragglers.run_id,
     stragglers.task,
@@ -9,12 +9,11 @@ select
     stragglers.worst_interval_seconds,
     stragglers.worst_interval_task_median_seconds,
     stragglers.worst_interval_robust_z,
-    coalesce(intervals.is_downtime, false) as is_worst_interval_downtime,
+    runs.downtime_seconds,
     stragglers.is_slow_overall,
     stragglers.has_outlier_interval
 from fct_run_stragglers as stragglers
-left join fct_run_intervals as intervals
-    on stragglers.run_id = intervals.run_id and stragglers.worst_interval_index = intervals.interval_index
+inner join fct_runs as runs on stragglers.run_id = runs.run_id
 where stragglers.collection = $collection and stragglers.is_straggler
 order by
     stragglers.wall_to_task_median desc nulls last,

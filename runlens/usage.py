@@ -1,0 +1,116 @@
+"""How the user runs runlens, for the messages that say what to run next.
+
+Installed (`pip install .`, a wheel), runlens is the `runlens` command and nothing else: no Makefile
+and no dbt project in the user's folder. A message names `make` only when the command runs in a
+source checkout of runlens: the current folder is the repository the package was loaded from (an
+editable install, the tests), holding its Makefile, .git and dbt project. Anywhere else, even with
+an editable install, `make` would find no Makefile there, so the message gives `runlens` commands.
+An environment variable (RUNLENS_RAW_DIR, RUNLENS_DB) is named only when the user set it; else the
+command's own option (--logs, --db) is.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from runlens.database import DATABASE_VARIABLE, DEFAULT_DATABASE
+
+RAW_DIR_VARIABLE = "RUNLENS_RAW_DIR"
+LOGS_OPTION = "--logs"
+CHECKOUT = Path(__file__).resolve().parent.parent  # the repository root, in a source checkout
+CHECKOUT_FILES = ("Makefile", ".git", "dbt_project.yml")
+FOLDER = "<folder>"  # what the user fills in
+
+
+def in_checkout() -> bool:
+    """Whether the command runs in the source checkout runlens was loaded from, where `make` works."""
+    if not all((CHECKOUT / name).exists() for name in CHECKOUT_FILES):
+        return False
+    try:
+        return Path.cwd().resolve() == CHECKOUT
+    except OSError:  # the current folder was removed
+        return False
+
+
+def raw_dir_option(logs: str | Path | None) -> str:
+    """How the user chose the raw folder: `--logs`, or RUNLENS_RAW_DIR when they set it and gave
+    no --logs (the bundled sample, chosen by neither, is changed with --logs)."""
+    return RAW_DIR_VARIABLE if not logs and os.environ.get(RAW_DIR_VARIABLE) else LOGS_OPTION
+
+
+def _here(path: str | Path) -> Path:
+    try:
+        return Path(os.path.abspath(Path(path).expanduser()))
+    except OSError:
+        return Path(path)
+
+
+def named_by_variable(database: Path) -> bool:
+    """Whether database is the one the user's RUNLENS_DB names."""
+    named = os.environ.get(DATABASE_VARIABLE)
+    return bool(named) and _here(named) == _here(database)
+
+
+def db_option(database: Path) -> str:
+    """` --db PATH` for a runlens command to reach database; '' when it reaches it without (the
+    default runlens.duckdb here, or the user's RUNLENS_DB)."""
+    if named_by_variable(database) or _here(DEFAULT_DATABASE) == _here(database):
+        return ""
+    return f" --db {database}"
+
+
+def build_command(database: Path, logs: str = FOLDER) -> str:
+    """The `runlens build` command that builds database from a folder of logs."""
+    return f"runlens build --logs {logs}{db_option(database)}"
+
+
+def database_folder_missing(database: Path) -> str:
+    """The line for a database whose folder does not exist."""
+    if named_by_variable(database):
+        return (
+            f"the folder of the database {database} ({DATABASE_VARIABLE}) does not exist: create it, "
+            f"or set {DATABASE_VARIABLE} to a path in a folder that exists"
+        )
+    return (
+        f"the folder of the database {database} does not exist: create it, or give --db a path in a folder that exists"
+    )
+
+
+def no_database(database: Path) -> str:
+    """The line for a command that reads a database that is not there."""
+    db = db_option(database)
+    if named_by_variable(database):
+        where, other = f"{database} ({DATABASE_VARIABLE})", f"set {DATABASE_VARIABLE} to another"
+    else:
+        where, other = str(database), "pass another --db" if db else "pass --db"
+    if in_checkout() and not db:
+        todo = f"run `make sample` (or `{build_command(database)}`) first"
+    else:
+        sample = "" if db else " (`runlens build` alone: the bundled sample)"
+        todo = f"build it first: `{build_command(database)}`{sample}"
+    return f"no database at {where}: {todo}, or {other}"
+
+
+def no_marts(database: Path, missing: str = "") -> str:
+    """The line for a database that runlens did not build."""
+    detail = f" ({missing} missing)" if missing else ""
+    return f"{database} has no runlens marts{detail}: build them first: `{build_command(database)}`"
+
+
+def index_commands(database: Path, out: Path) -> list[str]:
+    """The commands an index without runs gives, to build the marts from the user's logs and
+    render the pages again."""
+    db = db_option(database)
+    if in_checkout():
+        variables = f"{RAW_DIR_VARIABLE}={FOLDER}" + (f" {DATABASE_VARIABLE}={database}" if db else "")
+        return [f"{variables} make sample"]
+    shown_out = "" if _here("reports") == _here(out) else f" --out {out}"
+    return [build_command(database), f"runlens report{db}{shown_out}"]
+
+
+def importer_extra() -> str:
+    """How to install the packages the TensorBoard and W&B importers need."""
+    if in_checkout():
+        return "pip install -r requirements-importers.txt"
+    return "pip install 'runlens[importers]'"
