@@ -111,7 +111,7 @@ def refresh_line(database: Path, seconds: float, rendered: list[str]) -> str:
     return (
         f"runlens: {clock()} refreshed in {seconds:.1f} s: {plural(lines.files, 'log file')}, "
         f"{lines.accepted} lines accepted, {lines.rejected} rejected, "
-        f"{runs.analysed} runs analysed, {runs.excluded} excluded; "
+        f"{runs.analyzed} runs analyzed, {runs.excluded} excluded; "
         f"pages: index{', ' + pages if pages else ''}"
     )
 

@@ -75,7 +75,7 @@ def test_the_build_ends_with_what_a_person_can_use(faulty_command_build):
     """EXPECTED.md: 8 files, 34 accepted, 1 duplicate, 2 other events, 19 rejected; the reasons
     bad_ts 3, missing_run_id 3, then eight reasons of 2 or 1 lines (bad_profile, invalid_json,
     missing_event, missing_run_fields, missing_step 2 each; unknown_event, invalid_utf8,
-    not_object 1 each); the first reject is alpha/plain.jsonl:8; runs: 6 analysed, alpha-failed
+    not_object 1 each); the first reject is alpha/plain.jsonl:8; runs: 6 analyzed, alpha-failed
     failed, alpha-incomplete incomplete. The misspelt file adds 1 file, 2 accepted lines, 1
     rejected (unknown_event, now 2 lines) and 1 run excluded for no_run_start (typo-run). Ties
     are listed by name."""
@@ -88,7 +88,7 @@ def test_the_build_ends_with_what_a_person_can_use(faulty_command_build):
         "  lines: 36 accepted, 1 duplicate, 2 other events, 20 rejected "
         "(bad_ts 3, missing_run_id 3, bad_profile 2, and 7 more reasons)",
         "    rejects are in fct_rejected_lines, the first at alpha/plain.jsonl:8",
-        "  runs: 6 analysed, 3 excluded "
+        "  runs: 6 analyzed, 3 excluded "
         "(failed 1: alpha-failed, incomplete 1: alpha-incomplete, no_run_start 1: typo-run)",
         "    the reason of each is fct_runs.exclusion_reason",
         "    no_run_start: no run_start line names the run: a misspelt event type or a lost first line "
@@ -306,14 +306,14 @@ def test_watch_refreshes_the_pages_of_the_collections_that_changed(tmp_path):
     try:
         assert read_line(process, 30).startswith(f"runlens: watching {raw} (Ctrl-C stops)")
         first = read_line(process, 300)
-        assert "refreshed in" in first and "8 log files" in first and "6 runs analysed" in first, first
+        assert "refreshed in" in first and "8 log files" in first and "6 runs analyzed" in first, first
         pages = {path: path.stat().st_mtime_ns for path in (tmp_path / "pages").rglob("profile.md")}
         assert {path.parent.name for path in pages} >= {"fixture-alpha", "fixture-base"}
         (raw / "gamma.jsonl").write_text(GAMMA)
         announced = read_line(process, 300)
         assert announced.rstrip().endswith("1 file changed (new gamma.jsonl): refreshing"), announced
         second = read_line(process, 300)
-        assert "refreshed in" in second and "9 log files" in second and "7 runs analysed" in second, second
+        assert "refreshed in" in second and "9 log files" in second and "7 runs analyzed" in second, second
         assert second.rstrip().endswith("pages: index, fixture/gamma"), second
         assert (tmp_path / "pages" / "fixture-gamma" / "profile.md").exists()
         assert {path: path.stat().st_mtime_ns for path in pages} == pages  # the other pages are as they were

@@ -210,8 +210,8 @@ def test_stragglers_worked_by_hand(faulty_db):
     step_100 -> step_200. Position 1 is 600 s in all three. Position 2 (plain 900.25, resumed
     600, tie 1425): median 900.25, deviations 0, 300.25, 524.75, MAD 300.25, so tie's z-score is
     524.75 / (1.4826 x 300.25) = 1.18. Position 3 (plain 299.75, resumed 300, tie 0): median
-    299.75, MAD 0.25 floored at 0.05 x 299.75, so resumed's z-score is 0.25 / (1.4826 x 14.9875)
-    = 0.011, its highest. No straggler."""
+    299.75, MAD 0.25 floored at 0.1 x 299.75, so resumed's z-score is 0.25 / (1.4826 x 29.975)
+    = 0.0056, its highest. No straggler."""
     rows = faulty_db.execute(
         "select run_id, wall_to_task_median, worst_interval_index, worst_interval_robust_z, is_straggler"
         " from fct_run_stragglers where collection = 'fixture/alpha' order by run_id"
@@ -219,7 +219,7 @@ def test_stragglers_worked_by_hand(faulty_db):
     got = {run_id: (ratio, index, z, straggler) for run_id, ratio, index, z, straggler in rows}
     assert set(got) == {"alpha-noepoch", "alpha-plain", "alpha-resumed", "alpha-tie"}
     assert got["alpha-resumed"][0] == pytest.approx(3000 / 2550)
-    assert got["alpha-resumed"][1:3] == (3, pytest.approx(0.25 / (1.4826 * 0.05 * 299.75)))
+    assert got["alpha-resumed"][1:3] == (3, pytest.approx(0.25 / (1.4826 * 0.1 * 299.75)))
     assert got["alpha-tie"][1:3] == (2, pytest.approx(524.75 / (1.4826 * 300.25)))
     assert got["alpha-noepoch"][1:3] == (None, None)  # no pre-epoch interval to score
     assert not any(straggler for *_, straggler in got.values())

@@ -425,3 +425,22 @@ def test_coinciding_markers_and_whole_epochs():
     assert rules.coinciding_markers(profile(interval_kinds=kinds[2:])) is None
     alone = rules.coinciding_markers(profile(interval_kinds=kinds[1:2]))
     assert alone.figures["whole_epochs"] is False
+
+
+def test_the_headline_speaks_of_epochs_when_an_interval_kind_is_the_epoch_itself():
+    """fairseq's logs: one save per epoch, logged as the epoch ends, so `epoch_end -> checkpoint`
+    (97.9%) is a whole epoch: the headline gives the epochs (their number and length), not the
+    two markers. Without the coinciding markers, or without epochs, the kind leads as before."""
+    kinds = [
+        IntervalKind("epoch_end -> checkpoint", 98, 0, 8280.0, 0.979),
+        IntervalKind("run_start -> checkpoint", 2, 0, 177.0, 0.021),
+        IntervalKind("checkpoint -> epoch_end", 100, 100, 0.0, 0.0),
+    ]
+    whole = rules.largest_share(profile(interval_kinds=kinds, epochs=epochs()))
+    assert whole.key == "whole_epochs"
+    assert whole.figures["first"].interval_kind == "epoch_end -> checkpoint"
+    assert whole.figures["epochs"] == epochs()
+    # a save inside the epoch (checkpoint -> epoch_end takes time): the kind is no whole epoch
+    timed = [kinds[0], kinds[1], IntervalKind("checkpoint -> epoch_end", 100, 0, 600.0, 0.05)]
+    assert rules.largest_share(profile(interval_kinds=timed, epochs=epochs())).key == "interval_kind"
+    assert rules.largest_share(profile(interval_kinds=kinds)).key == "interval_kind"

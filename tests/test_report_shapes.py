@@ -84,13 +84,16 @@ def test_the_sample_matches_its_golden_pages(sample_build, sample_pages):
 
 def test_runs_of_a_few_seconds_read_in_seconds(shape_pages):
     """quick-1 ran 1.5 + 1.5 + 0.4 s and quick-2 2.2 + 2.2 + 0.4 s (and microseconds between a
-    checkpoint and its profile): means of 4.10 s, never 0.00 h or 0.0 min."""
+    checkpoint and its profile): means of 4.10 s (three significant digits), never
+    0.00 h or 0.0 min."""
     text = page(shape_pages, "writer-quick")
-    tasks = table_after(text, "| task | runs analysed")
+    tasks = table_after(text, "| task | runs analyzed")
     assert tasks[0][:4] == ["regression", "2", "0", "4.10 s"]
     index = (shape_pages / "index.md").read_text(encoding="utf-8")
     row = next(line for line in index.splitlines() if "(writer-quick/profile.md)" in line)
-    assert "| 4.10 s | 4.10 s |" in row
+    # on the index, one unit per column: minutes, as other collections' runs take hours and one
+    # is under an hour; 4.1 s is 0.0683 min, three significant digits
+    assert "| 0.068 min | 0.068 min |" in row
     for shown in (text, index):
         assert not re.search(r"\b0\.0+ ?(h|min)\b", shown), "a duration of seconds shown as 0 hours or minutes"
     # the sections measured saving (checkpoint_save): the sentence about point-in-time saves goes
@@ -102,8 +105,8 @@ def test_epochs_that_differ_by_seconds_are_told_apart(shape_pages):
     first epoch 92.5 s against a later-epoch median of 83 s: in seconds, in one unit per line."""
     text = page(shape_pages, "epochs-new")
     assert (
-        "Slowest epochs (mean over the runs that have them): translate epoch 1 92.5 s; translate epoch 2 90.5 s; "
-        "translate epoch 3 88.5 s; translate epoch 4 88.5 s; translate epoch 5 88.0 s; and 45 more, none longer."
+        "Slowest epochs (mean over the runs that have them): epoch 1 92.5 s; epoch 2 90.5 s; "
+        "epoch 3 88.5 s; epoch 4 88.5 s; epoch 5 88.0 s; and 45 more, none longer."
     ) in text
     first = next(line for line in text.splitlines() if line.startswith("- first epoch:"))
     assert "92.5 s" in first and "min" not in first
@@ -177,10 +180,10 @@ def test_a_different_task_mix_compares_matched_tasks(shape_pages):
 
 
 SPEEDUP = re.compile(r"(?<![\w.])(\d[\d,]*(?:\.\d+)?)x(?!\w)")
-# after a speedup, its word; a multiple of a task's median (stragglers) or a threshold is no speedup
+# after a speedup, its word; a multiple of the peers' median (stragglers) or a threshold is no speedup
 SPEEDUP_WORDS = (" faster", " slower", " (the same)")
 MULTIPLE_CONTEXT = re.compile(
-    r"(took \S+ its task's median|above \S+\)|over \S+ its task's median|\| \S+x \| `|\| \S+x \| n/a)"
+    r"(took \S+ the median of its peers|above \S+\)|over \S+ its peers' median|\| \S+x \| `|\| \S+x \| n/a)"
 )
 
 
@@ -193,7 +196,7 @@ def speedup_misuses(text: str) -> list[str]:
         if after.startswith(SPEEDUP_WORDS):
             continue
         window = text[max(0, match.start() - 60) : match.end() + 40]
-        if any(context in window for context in allowed) or "x their task's median" in window:
+        if any(context in window for context in allowed) or "x the median of their peers" in window:
             continue
         found.append(window)
     return found
@@ -264,3 +267,62 @@ def test_pages_of_collections_no_longer_in_the_database_are_removed(shapes_build
     assert not (out / "gone-collection").exists()
     assert (out / "notes" / "mine.md").exists()
     assert (out / "writer-quick" / "profile.md").exists()
+
+
+DURATION = re.compile(r"(?<![\w.])(\d[\d,]*(?:\.\d+)?) (s|min|h|d)\b")
+SECONDS_PER = {"s": 1, "min": 60, "h": 3600, "d": 86400}
+CODE_SPAN = re.compile(r"`[^`\n]*`")
+
+
+@pytest.mark.parametrize("pages", ["shape_pages", "sample_pages"])
+def test_nothing_under_an_hour_reads_in_hours_and_one_table_column_has_one_unit(pages, request):
+    """Units (rules.md): a duration under an hour is in minutes or seconds (never 0.191 h for
+    11 min), under a day never in days (never 0.515 d), and every duration column of a table
+    uses one unit."""
+    folder = request.getfixturevalue(pages)
+    for path in sorted(folder.rglob("*.md")):
+        text = path.read_text(encoding="utf-8")
+        for match in DURATION.finditer(CODE_SPAN.sub("", text)):
+            value, unit = float(match.group(1).replace(",", "")), match.group(2)
+            if unit in ("h", "d") and value != 0:
+                assert value >= 1, (path, match.group(0))  # 0.9 h is 54 min, 0.9 d is 21.6 h
+        for table in re.findall(r"(?:^\|.*\|\n)+", text, re.M):
+            rows = [[cell.strip() for cell in line.strip("|").split("|")] for line in table.splitlines()[2:]]
+            for column in zip(*rows, strict=False):
+                found = {m.group(2) for cell in column for m in [DURATION.fullmatch(cell.lstrip("+-< "))] if m}
+                assert len(found) <= 1, (path, column)
+
+
+def test_the_same_figure_reads_the_same_in_a_sentence_and_in_a_table(sample_pages):
+    """v3's mean wall time (4,472 s: 74.5 min) opens the page, leads the comparison and fills
+    the comparison table, in one unit; each task's mean reads the same in the tasks table, in
+    the table against the baseline and in the slowest and fastest tasks sentence (118 min for
+    base_conversion, 7,092 s)."""
+    text = page(sample_pages, "from-entangled-v2-continuous-v3-beta-schedule")
+    assert "Wall time per run: mean 74.5 min," in text
+    assert "8.26x faster (74.5 min against 615 min mean wall time)" in text
+    assert "| mean wall time, all tasks | 74.5 min | 615 min |" in text
+    assert "| base_conversion | 6 | 4 | 118 min | 773 min |" in text
+    assert "| base_conversion | 6 | 0 | 118 min |" in text
+    assert "Slowest: base_conversion 118 min," in text
+
+
+@pytest.mark.parametrize("pages", ["shape_pages", "sample_pages"])
+def test_one_name_per_collection_on_a_page(pages, request):
+    """A page names each collection by its title (the collections file's); the collection's id
+    appears only inside a query (the code that selects its rows), never as a second name, in
+    text or in code (the old pages opened with "Collection `id`" under the title)."""
+    folder = request.getfixturevalue(pages)
+    database = request.getfixturevalue("shapes_build")[1] if pages == "shape_pages" else None
+    if database is None:
+        database = request.getfixturevalue("sample_build").database
+    with duckdb.connect(str(database), read_only=True) as connection:
+        names = connection.sql("select collection, title from dim_collections").fetchall()
+    for path in sorted(folder.rglob("*.md")):
+        queries = re.compile(r"`[^`\n]*collection = '[^`\n]*`")
+        prose = queries.sub("", path.read_text(encoding="utf-8"))
+        prose = re.sub(r"\]\([^)]*\)", "]", prose)  # link targets are addresses, not names
+        for collection, title in names:
+            if title and title != collection:
+                # as a name: not a part of a run's id such as history-09
+                assert not re.search(rf"(?<![\w/-]){re.escape(collection)}(?![\w/-])", prose), (path, collection)

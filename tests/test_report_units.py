@@ -23,8 +23,11 @@ from runlens.report import units
         (119.4, "119 s"),
         (120, "2.00 min"),  # 120 s is where minutes start: 2 min to three digits
         (816.09, "13.6 min"),  # the sample's opening interval: 13.6015 min
-        (5399, "90.0 min"),  # 89.983 min to three digits
-        (7199, "120 min"),  # 119.98 min to three digits
+        (3000, "50.0 min"),
+        (3599, "60.0 min"),  # 59.983 min: under an hour, so minutes, to three digits
+        (3600, "1.00 h"),  # an hour is where hours start
+        (5399, "1.50 h"),  # 1.49972 h to three digits
+        (7199, "2.00 h"),  # 1.99972 h
         (7200, "2.00 h"),
         (5400 * 1.6, "2.40 h"),
         (8928, "2.48 h"),
@@ -63,25 +66,43 @@ def test_a_sentence_compares_in_one_unit():
     assert units.durations(4464, 36900) == ["1.24 h", "10.25 h"]
 
 
-def test_paired_columns_share_a_unit():
-    means, baselines = units.duration_columns([600, 660], [7200, 9000])
-    # the largest, 9000 s, is 2.5 h: hours; the geometric middle of 600 and 9000 s (0.645 h)
-    # needs three decimals
-    assert means == ["0.167 h", "0.183 h"]
-    assert baselines == ["2.000 h", "2.500 h"]
+def test_columns_side_by_side_share_a_unit():
+    means, baselines, deltas = units.duration_columns([600, 660], [7200, 9000], [-6600, -8340], signed=(0, 0, 1))
+    # 10 and 11 min beside 2 and 2.5 h: one figure is under an hour, so minutes for all (never
+    # 0.167 h for ten minutes); the middle of 600 and 9000 s (38.7 min) gets one decimal
+    assert means == ["10.0 min", "11.0 min"]
+    assert baselines == ["120.0 min", "150.0 min"]
+    assert deltas == ["-110.0 min", "-139.0 min"]
 
 
-def test_a_column_of_seconds_beside_hours_gives_each_its_own_unit():
-    # the index: a collection of 4.1 s runs beside one of 2.5 h (9000 s, 2,195 times as long):
-    # one unit would print 0.00 h; 6264 s (104.4 min) is below 2 h
-    assert units.duration_column([4.1, 9000, 6264]) == ["4.10 s", "2.50 h", "104 min"]
-    # 99 times as long still shares one unit: 60 s and 5940 s are 1.00 and 99.0 min
+def test_a_column_takes_minutes_when_one_figure_is_under_an_hour():
+    # the sample's task means, 48.4 min to 118.2 min (2905 s, 7092 s): minutes both, never
+    # 0.807 h beside 1.970 h; their middle, 75.6 min, gets one decimal
+    assert units.duration_column([2905, 7092]) == ["48.4 min", "118.2 min"]
+    # 4.1 s beside 2.5 h and 104.4 min: minutes (one is under an hour, one over 2 min); the
+    # middle, 3.2 min, to three digits: two decimals, and 4.1 s is 0.07 min
+    assert units.duration_column([4.1, 9000, 6264]) == ["0.07 min", "150.00 min", "104.40 min"]
+    # 60 s and 5940 s: 1 and 99 min, their middle (9.95 min) to three digits
     assert units.duration_column([60, 5940]) == ["1.00 min", "99.00 min"]
+    # all under 2 min: seconds; the middle, 19.5 s, to three digits
+    assert units.duration_column([4.1, 92.5]) == ["4.1 s", "92.5 s"]
+    # all over an hour: hours (days when all are 72 h or more)
+    assert units.duration_column([3600, 36900]) == ["1.00 h", "10.25 h"]
+
+
+def test_a_figure_below_the_last_digit_is_not_printed_as_zero():
+    # the writer's quick runs: an interval of 1 microsecond beside one of 1.85 s; the microsecond,
+    # below a millisecond, chooses no digits: 1.85 s takes its three, and the microsecond is below
+    # the last digit shown: "< 0.01 s", never 0.00000100 s
+    assert units.duration_column([0.000001, 1.85]) == ["< 0.01 s", "1.85 s"]
+    # alone, it prints below the last digit any duration shows
+    assert units.duration(0.000001) == "< 0.001 s"
+    assert units.percent(0.00000049) == "< 0.001%"  # 0.000049%
 
 
 def test_signed_deltas():
     assert units.signed_duration(270) == "+4.50 min"
-    assert units.signed_duration(-6120) == "-102 min"  # 102 min is below 2 h
+    assert units.signed_duration(-6120) == "-1.70 h"  # 102 min is over an hour
     assert units.signed_duration(-9000) == "-2.50 h"
     assert units.duration_column([0.0, 150], signed=True) == ["0 min", "+2.50 min"]  # exactly 0: no digits
 

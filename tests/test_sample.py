@@ -223,13 +223,14 @@ def test_throughput_per_task_matches_the_oracle(sample_db):
 
 
 def test_stragglers_match_the_oracle(sample_db):
-    """Each analysed run against its task, worked out from the oracle's runs with the rule of
-    def_stragglers: wall time over the task's median (3 runs or more), and per pre-epoch interval a
-    robust z-score against the same position in the task (median, MAD floored at 5% of the median
-    and at 1 s, 3 runs or more at the position; positions skip a restart's downtime); a straggler
-    past 1.5x or with an outlier: a z-score over 3.5 with an excess over the position's median of
-    at least 2% of the run's wall time and 10 s. The worst interval is the highest-scored outlier,
-    else the highest score."""
+    """Each analyzed run against its task, worked out from the oracle's runs with the rule of
+    def_stragglers: wall time over the task's median (3 runs or more) and over its peers' (the
+    runs of the task with as many pre-epoch positions, 3 or more), and per pre-epoch interval a
+    robust z-score against the same position in the task (median, MAD floored at 10% of the
+    median and at 1 s, 3 runs or more at the position; positions skip a restart's downtime); a
+    straggler past 1.5x its peers' median or with an outlier: a z-score over 3.5 with an excess
+    over the position's median of at least 2% of the run's wall time and 10 s. The worst interval
+    is the highest-scored outlier, else the highest score."""
 
     by_task: dict[tuple, list] = {}
     for run in ORACLE_RUNS.values():
@@ -247,6 +248,9 @@ def test_stragglers_match_the_oracle(sample_db):
                 positions.setdefault(index, []).append(value)
         for run in runs:
             ratio = run.wall / median_wall if len(runs) >= 3 and median_wall > 0 else None
+            peers = [peer.wall for peer in runs if len(pre_epoch[peer.run_id]) == len(pre_epoch[run.run_id])]
+            peer_median = statistics.median(peers)
+            peer_ratio = run.wall / peer_median if len(peers) >= 3 and peer_median > 0 else None
             scores = []
             for index, value in enumerate(pre_epoch[run.run_id], start=1):
                 values = positions[index]
@@ -254,20 +258,24 @@ def test_stragglers_match_the_oracle(sample_db):
                     continue
                 median = statistics.median(values)
                 mad = statistics.median(abs(v - median) for v in values)
-                z = (value - median) / (1.4826 * max(mad, 0.05 * median, 1))
+                z = (value - median) / (1.4826 * max(mad, 0.1 * median, 1))
                 outlier = z > 3.5 and value - median >= max(0.02 * run.wall, 10)
                 scores.append((outlier, z, -index))
             worst = max(scores) if scores else None
-            straggler = (ratio is not None and ratio > 1.5) or (worst is not None and worst[0])
-            expected[run.run_id] = (ratio, -worst[2] if worst else None, worst[1] if worst else None, straggler)
+            straggler = (peer_ratio is not None and peer_ratio > 1.5) or (worst is not None and worst[0])
+            expected[run.run_id] = (
+                ratio, -worst[2] if worst else None, worst[1] if worst else None, straggler, peer_ratio
+            )  # fmt: skip
     rows = sample_db.execute(
-        "select run_id, wall_to_task_median, worst_interval_index, worst_interval_robust_z, is_straggler"
-        " from fct_run_stragglers"
+        "select run_id, wall_to_task_median, worst_interval_index, worst_interval_robust_z, is_straggler,"
+        " wall_to_peer_median from fct_run_stragglers"
     ).fetchall()
     assert {row[0] for row in rows} == set(expected)
-    for run_id, ratio, index, z, straggler in rows:
+    for run_id, ratio, index, z, straggler, peer_ratio in rows:
         want = expected[run_id]
         assert (ratio is None) == (want[0] is None) and (ratio is None or ratio == pytest.approx(want[0])), run_id
+        assert (peer_ratio is None) == (want[4] is None), run_id
+        assert peer_ratio is None or peer_ratio == pytest.approx(want[4]), run_id
         assert index == want[1], run_id
         assert (z is None) == (want[2] is None) and (z is None or z == pytest.approx(want[2], rel=1e-9)), run_id
         assert straggler == want[3], run_id

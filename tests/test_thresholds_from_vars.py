@@ -33,7 +33,7 @@ def pages(database, folder) -> dict[str, str]:
 
 def test_the_pages_state_the_vars_the_marts_were_built_with(sample_build, other_vars_build, tmp_path):
     default, other = pages(sample_build.database, tmp_path / "default"), pages(other_vars_build, tmp_path / "other")
-    assert "tasks more than 10% slower than in their baseline, with at least 3 analysed runs" in default["index.md"]
+    assert "tasks more than 10% slower than in their baseline, with at least 3 analyzed runs" in default["index.md"]
     # at 30% nothing regressed: the index has no regressions to list, and says no 10% anywhere
     assert "Regressions:" not in other["index.md"] and "10%" not in other["index.md"]
     assert "a task regressed when it is more than 10% slower with at least 3 runs on both sides" in default[V4]

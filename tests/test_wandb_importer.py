@@ -327,7 +327,10 @@ def test_checkpoint_artifacts_logged_together_are_not_taken_for_save_times(tmp_p
     assert "checkpoint artifacts of steps 200, 400, 600 were logged together" in capsys.readouterr().err
     lines = lines_of(tmp_path / "out", "lightning")
     assert_matches_sessions(lines, sessions("lightning"), checkpoints_exact=False)
-    assert all("time of the evaluation logged at step" in c["approximation"] for c in of(lines, "checkpoint"))
+    assert all(
+        "time of the evaluation logged one step before the checkpoint" in c["approximation"]
+        for c in of(lines, "checkpoint")
+    )
 
 
 def test_without_files_or_artifacts_the_trainers_evaluations_at_its_save_steps_stand_in(tmp_path, wandb):

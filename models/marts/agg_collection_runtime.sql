@@ -1,5 +1,5 @@
--- Wall-time statistics per collection over its analysed runs (def_statistics).
--- Grain: one row per collection in dim_collections, with NULL figures where no run is analysed.
+-- Wall-time statistics per collection over its analyzed runs (def_statistics).
+-- Grain: one row per collection in dim_collections, with NULL figures where no run is analyzed.
 with
 
 collections as (

@@ -1,4 +1,4 @@
--- Mean duration of the pre-epoch interval at each position, over analysed runs that have markers,
+-- Mean duration of the pre-epoch interval at each position, over analyzed runs that have markers,
 -- whatever the source of their wall time (def_pre_epoch; positions: def_interval_positions, so a
 -- restart's downtime is no position), and which positions are later windows (def_later_windows).
 -- Grain: one row per collection and interval_index (the position).

@@ -1,4 +1,4 @@
--- How often each interval is a run's longest, over analysed event-log runs
+-- How often each interval is a run's longest, over analyzed event-log runs
 -- (def_longest_interval). Grain: one row per collection and longest_interval_label.
 with
 

@@ -1,4 +1,4 @@
--- Profiler sections per collection over its analysed runs that have a profile
+-- Profiler sections per collection over its analyzed runs that have a profile
 -- (def_profile_sections). Grain: one row per collection and section.
 with
 

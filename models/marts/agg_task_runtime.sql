@@ -1,4 +1,4 @@
--- Wall-time statistics per collection and task over analysed runs (def_statistics,
+-- Wall-time statistics per collection and task over analyzed runs (def_statistics,
 -- def_percentiles).
 -- Grain: one row per collection and task that has at least one run.
 with

@@ -41,7 +41,7 @@ side_tasks as (
 ),
 
 matched_pairs as (
-    -- the tasks with analysed runs on both sides, each with its share of either side's runs
+    -- the tasks with analyzed runs on both sides, each with its share of either side's runs
     select
         task_pairs.collection,
         task_pairs.runs,
@@ -96,7 +96,7 @@ final as (
                 then matched.matched_baseline_mean_wall_seconds / matched.matched_mean_wall_seconds
         end as matched_speedup,
         -- a task on one side only, or mixes further apart than the var (a baseline without
-        -- analysed runs has no mix to differ from)
+        -- analyzed runs has no mix to differ from)
         coalesce(
             baseline_tasks.tasks is not null
             and (

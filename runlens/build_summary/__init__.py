@@ -3,7 +3,7 @@
     runlens: built /path/to/runlens.duckdb from 8 log files below /path/to/logs
       lines: 34 accepted, 1 duplicate, 2 other events, 19 rejected (bad_ts 3, missing_run_id 3, ...)
         rejects are in fct_rejected_lines, the first at alpha/plain.jsonl:8
-      runs: 6 analysed, 2 excluded (failed 1: alpha-failed, incomplete 1: alpha-incomplete)
+      runs: 6 analyzed, 2 excluded (failed 1: alpha-failed, incomplete 1: alpha-incomplete)
         the reason of each is fct_runs.exclusion_reason
       collections: 2 built (fixture/alpha, fixture/base)
       reports: not written yet: runlens report
@@ -50,7 +50,7 @@ class FirstRejectedLine:
 
 @dataclass(frozen=True)
 class Runs:
-    analysed: int
+    analyzed: int
     excluded: int
 
 
@@ -102,7 +102,7 @@ def line_figures(lines: DataQuality, reasons: list[RejectReason], first: list[Fi
 
 
 def run_figures(runs: Runs, reasons: list[ExclusionReason]) -> list[str]:
-    text = f"  runs: {runs.analysed} analysed, {runs.excluded} excluded"
+    text = f"  runs: {runs.analyzed} analyzed, {runs.excluded} excluded"
     if reasons:
         shown = [f"{reason.exclusion_reason} {reason.runs}: {reason.first_run_id}" for reason in reasons]
         text += f" ({and_more(shown, reasons[0].reasons, 'reason')})"

@@ -118,14 +118,16 @@ def _crossings(points: list[Point], tag: str) -> list[Marker]:
         first = next(p for p in ordered if p.value >= whole - _TOLERANCE)
         exact_step = abs(first.value - whole) <= _TOLERANCE
         step = first.step if exact_step or first.value <= 0 else round(whole * first.step / first.value)
-        how = "reached" if exact_step else f"passed ({first.value:.4g} at step {first.step})"
+        # one wording for every epoch of every run: a page states each approximation once, with
+        # its count (agg_marker_approximations groups by it)
         markers.append(
             Marker(
                 first.ts_us,
                 step,
                 whole,
                 first.source_path,
-                f"epoch_end taken from the first log where {tag!r} {how} {whole}: the epoch ended at or before it",
+                f"epoch_end taken from the first log where {tag!r} reached or passed the epoch's number: "
+                "the epoch ended at or before it",
             )
         )
     return markers
@@ -208,7 +210,7 @@ def _per_epoch_steps(epoch_level: Series) -> list[Marker]:
                 None,
                 step + 1,
                 last.source_path,
-                f"epoch_end taken from the per-epoch metrics ({names}) logged at epoch index {step}",
+                f"epoch_end taken from the per-epoch metrics ({names}), logged under each epoch's index",
             )
         )
     return markers
@@ -235,9 +237,9 @@ def eval_checkpoints(series: Series, style: str, eval_pattern: re.Pattern, every
             first = min(group, key=lambda p: (p.ts_us, p.source_path))
             picked, reason = (
                 first,
-                f"no checkpoint file found: time of the evaluation logged at step {logged_step} "
-                f"(Lightning logs step {step} as {logged_step}; ModelCheckpoint(every_n_train_steps) saves "
-                "just before that validation, so earlier)",
+                "no checkpoint file found: time of the evaluation logged one step before the checkpoint's "
+                "(Lightning logs step N as N - 1; ModelCheckpoint(every_n_train_steps) saves just before that "
+                "validation, so earlier)",
             )
         else:
             step = logged_step
@@ -245,7 +247,10 @@ def eval_checkpoints(series: Series, style: str, eval_pattern: re.Pattern, every
             saves = "the Trainer saves right after evaluating, so later"
             if style == "plain":  # a loop of the user's own (W&B's importer): no convention to go by
                 saves = "a plain loop: a save is assumed at each evaluation"
-            picked, reason = (last, f"no checkpoint file found: time of the evaluation at step {step} ({saves})")
+            picked, reason = (
+                last,
+                f"no checkpoint file found: time of the evaluation at the checkpoint's step ({saves})",
+            )
         if step <= 0 or (every and step % every):
             continue
         markers.append(Marker(picked.ts_us, step, None, picked.source_path, reason))

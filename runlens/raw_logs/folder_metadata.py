@@ -6,7 +6,7 @@ Two optional files at the top of the raw folder:
   baseline each is compared with and links to its design and results pages. Columns: `collection`
   (required), `title`, `baseline_collection`, `design_url`, `results_url` (any of them may be
   missing or empty). `RUNLENS_COLLECTIONS` points at such a file elsewhere. Without one, every
-  collection the logs name is still analysed, just without a title or a baseline.
+  collection the logs name is still analyzed, just without a title or a baseline.
 - `runlens_as_of.txt`: one ISO 8601 time, the instant a frozen copy of logs is judged as of (the
   live-run figures; as_of.py). `RUNLENS_AS_OF` (or the dbt var `as_of`) wins over it.
 

@@ -228,7 +228,7 @@ class Straggler:
     run_id: str
     task: str | None
     wall_seconds: float
-    wall_to_task_median: float | None
+    wall_to_peer_median: float | None
     worst_interval_label: str | None
     worst_interval_seconds: float | None
     worst_interval_task_median_seconds: float | None
@@ -353,7 +353,7 @@ class MarkerApproximation:
 
 @dataclass(frozen=True)
 class EpochSummary:
-    """A collection's epochs over its analysed event-log runs (agg_collection_epochs)."""
+    """A collection's epochs over its analyzed event-log runs (agg_collection_epochs)."""
 
     runs_with_epochs: int
     runs_ending_at_final_epoch_end: int

@@ -202,7 +202,7 @@ def render_index(env, index: IndexData, db_path: Path, slugs: dict[str, str], ou
         build_commands=index_commands(db_path, out_dir),
         tables={
             "collections": tables.collections_table(index, hrefs),
-            "regressions": tables.regressions_table(index),
+            "regressions": tables.regressions_table(index, titles),
             "live": tables.live_collections_table(index, hrefs, titles),
             "unstarted": tables.unstarted_table(index),
             "straggling_ranks": tables.straggling_ranks_table(index, hrefs),

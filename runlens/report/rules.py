@@ -32,7 +32,7 @@ TASKS_NAMED = 3
 LARGE_FACTOR = 2.0
 # A sweep whose runs overlapped less than this on average ran about one run at a time.
 ONE_AT_A_TIME_MEAN = 1.5
-# A collection whose median analysed run has at least this many epoch ends is many-epoch: its
+# A collection whose median analyzed run has at least this many epoch ends is many-epoch: its
 # profile shows the epoch section instead of the checkpoint-to-checkpoint line (rules.md says why 5).
 MANY_EPOCHS_MEDIAN = 5
 # The first epoch is slower (faster) than the rest when the mean of the runs' first-epoch ratios
@@ -94,7 +94,18 @@ def largest_share(profile: CollectionProfile) -> Finding | None:
         return sections
     kinds = [kind for kind in profile.interval_kinds if kind.share_of_wall is not None and kind.total_seconds > 0]
     if kinds:
-        return Finding("interval_kind", {"first": kinds[0], "second": kinds[1] if len(kinds) > 1 else None})
+        first, second = kinds[0], kinds[1] if len(kinds) > 1 else None
+        whole = coinciding_markers(profile)
+        if (
+            whole
+            and whole.figures["whole_epochs"]
+            and first.interval_kind == "epoch_end -> checkpoint"
+            and profile.epochs is not None
+        ):
+            # one save per epoch, logged as the epoch ends: the largest kind is the epoch itself,
+            # so the headline speaks of epochs (their number and length), not of two markers
+            return Finding("whole_epochs", {"first": first, "second": second, "epochs": profile.epochs})
+        return Finding("interval_kind", {"first": first, "second": second})
     if sections:
         return sections
     if profile.snapshot.mean_tail_share is not None:
@@ -336,7 +347,7 @@ def not_shown(profile: CollectionProfile, findings: Findings) -> list[Finding]:
     if profile.comparison is None:
         hidden.append(Finding("baseline_not_named"))
     elif profile.comparison.baseline_runs_analyzed == 0:
-        hidden.append(Finding("baseline_without_runs", {"baseline": profile.comparison.baseline_collection}))
+        hidden.append(Finding("baseline_without_runs", {"baseline": profile.comparison.baseline_title}))
     if not profile.profile_sections:
         hidden.append(Finding("no_profiler_sections"))
     if findings.many_epochs is None and snapshot.runs_analyzed:
@@ -346,7 +357,7 @@ def not_shown(profile: CollectionProfile, findings: Findings) -> list[Finding]:
     if len(profile.tasks) < 2 and snapshot.runs_analyzed:
         hidden.append(Finding("one_task"))
     if snapshot.runs_analyzed == 0:
-        hidden.append(Finding("no_analysed_runs"))
+        hidden.append(Finding("no_analyzed_runs"))
     return hidden
 
 

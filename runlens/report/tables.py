@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from runlens.report import units
+from runlens.report import rules, units
 from runlens.report.data import CollectionProfile, IndexData
 from runlens.report.markdown import escape_code, escape_text
 from runlens.report.words import KIND_WORDS, PART_WORDS, RANK_BASIS_WORDS, SOURCE_WORDS, peer_words, time
@@ -55,25 +55,53 @@ def yes_no(values) -> list[str]:
     return ["yes" if value else "no" for value in values]
 
 
+def page_wall_times(profile: CollectionProfile) -> units.WallTimes:
+    """One format for every whole-run wall time the page shows (units.WallTimes)."""
+    snapshot, comparison, span = profile.snapshot, profile.comparison, profile.span
+    seconds = [snapshot.mean_wall_seconds, snapshot.median_wall_seconds, snapshot.p90_wall_seconds]
+    for task in profile.tasks:
+        seconds += [task.mean_wall_seconds, task.median_wall_seconds, task.p90_wall_seconds, task.p95_wall_seconds]
+    if comparison is not None:
+        seconds += [comparison.mean_wall_seconds, comparison.baseline_mean_wall_seconds]
+        seconds += [comparison.matched_mean_wall_seconds, comparison.matched_baseline_mean_wall_seconds]
+    for row in profile.task_comparisons:
+        seconds += [row.mean_wall_seconds, row.baseline_mean_wall_seconds]
+    seconds += [run.wall_seconds for run in profile.shown_stragglers]
+    seconds += [run.wall_seconds for run in profile.shown_distributed_runs]
+    if span is not None:
+        seconds.append(span.longest_run_seconds)
+    return units.wall_times(seconds)
+
+
+def tied_ends(profile: CollectionProfile, named: int) -> list[tuple[str, str]]:
+    """The slowest two and the fastest two tasks of those a page names (`named` of each end) when
+    their means print the same (the page's wall-time format): the page calls them equal, never
+    one of them "the slowest" or "the fastest"."""
+    wall, tasks = page_wall_times(profile), profile.tasks
+    ends = [tasks[:2], list(reversed(tasks))[:2]] if named >= 2 else []
+    return [(a.task, b.task) for a, b in ends if wall(a.mean_wall_seconds) == wall(b.mean_wall_seconds)]
+
+
 def tasks_table(profile: CollectionProfile) -> Table:
     tasks = profile.shown_tasks
-    walls = units.duration_columns(
-        [task.mean_wall_seconds for task in tasks],
-        [task.median_wall_seconds for task in tasks],
-        [task.p90_wall_seconds for task in tasks],
-        [task.p95_wall_seconds for task in tasks],
-    )
+    wall = page_wall_times(profile)
+    walls = [
+        wall.column(task.mean_wall_seconds for task in tasks),
+        wall.column(task.median_wall_seconds for task in tasks),
+        wall.column(task.p90_wall_seconds for task in tasks),
+        wall.column(task.p95_wall_seconds for task in tasks),
+    ]
     return table(
         [
             ("task", False, texts(task.task for task in tasks)),
-            ("runs analysed", True, counts(task.runs_analyzed for task in tasks)),
+            ("runs analyzed", True, counts(task.runs_analyzed for task in tasks)),
             ("runs excluded", True, counts(task.runs_excluded for task in tasks)),
             ("mean wall", True, walls[0]),
             ("median", True, walls[1]),
             ("p90", True, walls[2]),
             ("p95", True, walls[3]),
             ("mean final tail", True, units.duration_column([task.mean_tail_seconds for task in tasks])),
-            ("tail share", True, units.percent_column([task.mean_tail_share for task in tasks])),
+            ("mean tail share", True, units.percent_column([task.mean_tail_share for task in tasks])),
         ]
     )
 
@@ -121,12 +149,13 @@ def abandoned_table(profile: CollectionProfile) -> Table:
 def comparison_table(profile: CollectionProfile) -> Table:
     comparison = profile.comparison
     rows = [
-        ("runs analysed", units.count(comparison.runs_analyzed), units.count(comparison.baseline_runs_analyzed)),
+        ("runs analyzed", units.count(comparison.runs_analyzed), units.count(comparison.baseline_runs_analyzed)),
     ]
-    means = units.durations(comparison.mean_wall_seconds, comparison.baseline_mean_wall_seconds)
+    wall = page_wall_times(profile)
+    means = wall.column([comparison.mean_wall_seconds, comparison.baseline_mean_wall_seconds])
     rows.append(("mean wall time, all tasks", *means))
     if comparison.has_different_task_mix:
-        matched = units.durations(comparison.matched_mean_wall_seconds, comparison.matched_baseline_mean_wall_seconds)
+        matched = wall.column([comparison.matched_mean_wall_seconds, comparison.matched_baseline_mean_wall_seconds])
         tasks = units.count(comparison.matched_tasks)
         rows.append((f"mean wall time on the {tasks} tasks both ran, at this mix", *matched))
     rows.append(
@@ -145,12 +174,16 @@ def comparison_table(profile: CollectionProfile) -> Table:
     )
 
 
-def against_baseline_columns(rows) -> list[tuple[str, bool, list[str]]]:
+def against_baseline_columns(rows, wall: units.WallTimes | None = None) -> list[tuple[str, bool, list[str]]]:
     """The columns a task against its baseline shows (cmp_task_runtime rows): runs on both sides,
-    the two means in one unit, the speedup with its word."""
-    means, baseline_means = units.duration_columns(
-        [row.mean_wall_seconds for row in rows], [row.baseline_mean_wall_seconds for row in rows]
-    )
+    the two means in one unit (the page's wall-time format when given), the speedup with its word."""
+    if wall is None:
+        means, baseline_means = units.duration_columns(
+            [row.mean_wall_seconds for row in rows], [row.baseline_mean_wall_seconds for row in rows]
+        )
+    else:
+        means = wall.column(row.mean_wall_seconds for row in rows)
+        baseline_means = wall.column(row.baseline_mean_wall_seconds for row in rows)
     return [
         ("task", False, texts(row.task for row in rows)),
         ("runs", True, counts(row.runs for row in rows)),
@@ -163,7 +196,8 @@ def against_baseline_columns(rows) -> list[tuple[str, bool, list[str]]]:
 
 def task_comparison_table(profile: CollectionProfile) -> Table:
     tasks = profile.shown_task_comparisons
-    return table([*against_baseline_columns(tasks), ("regressed", False, yes_no(task.is_regression for task in tasks))])
+    columns = against_baseline_columns(tasks, page_wall_times(profile))
+    return table([*columns, ("regressed", False, yes_no(task.is_regression for task in tasks))])
 
 
 def parts_table(profile: CollectionProfile) -> Table:
@@ -247,7 +281,7 @@ def kinds_table(profile: CollectionProfile) -> Table:
         [
             ("kind of interval", False, codes(kind.interval_kind for kind in kinds)),
             ("usually holds", False, [KIND_WORDS.get(kind.interval_kind, "n/a") for kind in kinds]),
-            ("share of wall time", True, units.percent_column([kind.share_of_wall for kind in kinds])),
+            ("share of the summed wall time", True, units.percent_column([kind.share_of_wall for kind in kinds])),
             ("total", True, units.duration_column([kind.total_seconds for kind in kinds])),
             ("intervals", True, counts(kind.intervals for kind in kinds)),
         ]
@@ -297,8 +331,8 @@ def stragglers_table(profile: CollectionProfile) -> Table:
         [
             ("run", False, codes(run.run_id for run in runs)),
             ("task", False, texts(run.task for run in runs)),
-            ("wall", True, units.duration_column([run.wall_seconds for run in runs])),
-            ("x its task's median", True, [units.multiple(run.wall_to_task_median) for run in runs]),
+            ("wall", True, page_wall_times(profile).column(run.wall_seconds for run in runs)),
+            ("x its peers' median", True, [units.multiple(run.wall_to_peer_median) for run in runs]),
             ("most unusual interval", False, [interval(run) for run in runs]),
             ("its duration", True, worst),
             ("task median there", True, task_median),
@@ -309,9 +343,10 @@ def stragglers_table(profile: CollectionProfile) -> Table:
 
 def distributed_runs_table(profile: CollectionProfile) -> Table:
     runs = profile.shown_distributed_runs
-    walls, lost = units.duration_columns(
-        [run.wall_seconds for run in runs], [run.lost_to_slowest_seconds for run in runs]
-    )
+    # the time lost is read against the wall time through its share (a column of its own): each
+    # column its own unit, so that seconds lost beside minutes of wall time keep their digits
+    walls = page_wall_times(profile).column(run.wall_seconds for run in runs)
+    lost = units.duration_column([run.lost_to_slowest_seconds for run in runs])
 
     def straggling(run) -> str:
         if run.straggling_rank is None:
@@ -360,9 +395,10 @@ def gpu_table(profile: CollectionProfile) -> Table:
     )
 
 
-def profile_tables(profile: CollectionProfile) -> dict[str, Table]:
+def profile_tables(profile: CollectionProfile) -> dict[str, object]:
     """Every table a profile may show, by name (the template picks the ones it lays out)."""
     tables = {"tasks": tasks_table(profile), "kinds": kinds_table(profile), "sections": sections_table(profile)}
+    tables.update(wall=page_wall_times(profile), tied_ends=tied_ends(profile, rules.named_tasks(profile)))
     tables.update(live_runs=live_runs_table(profile), abandoned=abandoned_table(profile))
     if profile.comparison is not None:
         tables.update(comparison=comparison_table(profile))
@@ -381,6 +417,9 @@ def profile_tables(profile: CollectionProfile) -> dict[str, Table]:
 
 def collections_table(index: IndexData, hrefs: dict[str, str]) -> Table:
     entries = index.collections
+    # one format for the means and medians of every collection: a mean and its median never read
+    # in two units
+    wall = units.wall_times([entry.mean_wall_seconds for entry in entries] + [e.median_wall_seconds for e in entries])
 
     def against(entry) -> str:
         if entry.baseline_collection is None:
@@ -394,10 +433,10 @@ def collections_table(index: IndexData, hrefs: dict[str, str]) -> Table:
     return table(
         [
             ("collection", False, [f"[{escape_text(entry.title)}]({hrefs[entry.collection]})" for entry in entries]),
-            ("runs analysed", True, counts(entry.runs_analyzed for entry in entries)),
+            ("runs analyzed", True, counts(entry.runs_analyzed for entry in entries)),
             ("runs excluded", True, counts(entry.runs_excluded for entry in entries)),
-            ("mean wall", True, units.duration_column([entry.mean_wall_seconds for entry in entries])),
-            ("median wall", True, units.duration_column([entry.median_wall_seconds for entry in entries])),
+            ("mean wall", True, wall.column(entry.mean_wall_seconds for entry in entries)),
+            ("median wall", True, wall.column(entry.median_wall_seconds for entry in entries)),
             ("measured by", False, [SOURCE_WORDS.get(entry.measurement_source, "n/a") for entry in entries]),
             (
                 "baseline",
@@ -409,9 +448,10 @@ def collections_table(index: IndexData, hrefs: dict[str, str]) -> Table:
     )
 
 
-def regressions_table(index: IndexData) -> Table:
+def regressions_table(index: IndexData, titles: dict[str, str]) -> Table:
     rows = index.regressions
-    return table([("collection", False, codes(row.collection for row in rows)), *against_baseline_columns(rows)])
+    names = texts(titles.get(row.collection, row.collection) for row in rows)
+    return table([("collection", False, names), *against_baseline_columns(rows)])
 
 
 def live_collections_table(index: IndexData, hrefs: dict[str, str], titles: dict[str, str]) -> Table:

@@ -4,19 +4,23 @@ The marts hold durations in seconds, shares as fractions and comparisons as spee
 over collection); this module only formats them (standard library only). The rules, documented in
 rules.md ("Units and precision"):
 
-- A duration is shown in seconds below 2 min, in minutes below 2 h, in hours below 72 h, else in
+- A duration is shown in seconds below 2 min, in minutes below 1 h, in hours below 72 h, else in
   days (`UNIT_LIMITS`). A figure alone takes the unit of its own size; the figures of one column,
-  or of one sentence that compares them, share the unit of the largest of them, unless the
-  largest is over 100 times the smallest (`MIXED_SPAN`: runs of seconds beside runs of hours),
-  when each takes its own, so that none prints as 0.00 h.
+  or of one sentence that compares them, share one unit (`column_unit`): minutes when one of them
+  is under an hour (seconds when all are under 2 min), else the smallest's. Nothing under an hour
+  reads in hours (a column of 48 min to 2 h reads 48.4 min ... 118.2 min, never 0.807 h).
+- Whole-run wall times take one unit per page (`WallTimes`), three significant digits each, so
+  that the same figure reads the same in every sentence and table.
 - Digits: three significant digits at the geometric middle of the group's smallest and largest
   figures (92.5 s, 13.6 min, 2.48 h; 1.24 h against 10.25 h), but at most two decimals more than
-  three significant digits of the largest need, and more within that bound while two figures of
-  one column that differ by more than 0.5% would otherwise print the same (88.5 s against 88.0 s,
-  never two 1.5 min).
-- A share prints as a percentage with one decimal (two significant digits below 1%: 0.095%), and
-  more while two shares that differ by more than 0.5% would print the same. Exactly 0 prints as
-  `0%`, and a duration of exactly 0 as `0` with its column's unit.
+  three significant digits of the largest need and never more than `MAX_DECIMALS`, and more
+  within those bounds while two figures of one column that differ by more than 0.5% would
+  otherwise print the same (88.5 s against 88.0 s, never two 1.5 min). A figure that is not 0
+  but would print as 0 prints as below the last digit shown (`< 0.001 s`).
+- A share prints as a percentage with one decimal (two significant digits below 1%: 0.095%, at
+  most `MAX_DECIMALS` decimals: `< 0.001%` below), and more while two shares that differ by more
+  than 0.5% would print the same. Exactly 0 prints as `0%`, and a duration of exactly 0 as `0`
+  with its column's unit.
 - A speedup s (baseline over collection) prints as the factor of the slower side over the faster
   with the word: `8.26x faster` (s = 8.26), `1.33x slower` (s = 0.75): one convention on every page.
 
@@ -27,13 +31,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 
-# (unit, seconds per unit, the size below which it is used): 2 min, 2 h, 72 h, then days
-UNIT_LIMITS = (("s", 1.0, 120.0), ("min", 60.0, 7200.0), ("h", 3600.0, 259200.0), ("d", 86400.0, math.inf))
+# (unit, seconds per unit, the size below which it is used): 2 min, 1 h, 72 h, then days
+UNIT_LIMITS = (("s", 1.0, 120.0), ("min", 60.0, 3600.0), ("h", 3600.0, 259200.0), ("d", 86400.0, math.inf))
 SIGNIFICANT_DIGITS = 3
 EXTRA_DECIMALS = 2  # at most this many more decimals to tell neighbours apart
 DIFFERENT_BY = 0.005  # two figures within 0.5% of each other need not print differently
-MIXED_SPAN = 100  # a column whose largest figure is over 100 times its smallest shows each in its own unit
+MAX_DECIMALS = 3  # below a thousandth of a unit (1 ms, 0.001%), a figure prints as `< 0.001`
 SPEEDUP_SAME = 1.1  # within this factor either way, two means are "about the same" (rules.md)
 
 
@@ -51,6 +56,15 @@ def unit_for(seconds: float) -> tuple[str, float]:
         if size < below:
             return unit, per_unit
     return UNIT_LIMITS[-1][0], UNIT_LIMITS[-1][1]
+
+
+def column_unit(smallest: float, largest: float) -> tuple[str, float]:
+    """The one unit of figures shown together (a column, or a sentence that compares them): none
+    under an hour in hours, so minutes when one is under an hour (seconds when all are under 2
+    min); else the smallest figure's unit (hours, or days when all are 72 h or more)."""
+    if smallest < UNIT_LIMITS[1][2]:
+        return UNIT_LIMITS[0][:2] if largest < UNIT_LIMITS[0][2] else UNIT_LIMITS[1][:2]
+    return unit_for(smallest)
 
 
 def base_decimals(largest: float, digits: int = SIGNIFICANT_DIGITS) -> int:
@@ -84,38 +98,40 @@ def _distinct_decimals(values: list[float], decimals: int, scale: float = 1.0) -
 
 def duration_columns(*columns: Sequence[float | None], signed: bool | Sequence[bool] = False) -> list[list[str]]:
     """Columns of durations (seconds) that sit side by side and compare (a collection's means and
-    its baseline's): one unit, the largest figure's; decimals for three significant digits at the
-    geometric middle of the smallest and largest figures, at most EXTRA_DECIMALS beyond those of
-    the largest, and more (within that bound)
-    while two different figures of one column would print the same. `signed` (one flag, or
-    one per column) puts + before positive figures (a delta)."""
+    its baseline's, and their difference): one unit (`column_unit`); decimals for three
+    significant digits at the geometric middle of the smallest and largest figures, at most
+    EXTRA_DECIMALS beyond those of the largest and MAX_DECIMALS in all, and more (within those
+    bounds) while two different figures of one column would print the same. `signed` (one flag,
+    or one per column) puts + before positive figures (a delta)."""
     signs = [signed] * len(columns) if isinstance(signed, bool) else list(signed)
     present = [number for column in columns for number in map(_finite, column) if number is not None]
     if not present:
         return [["n/a" for _ in column] for column in columns]
-    nonzero = [abs(number) for number in present if number != 0]
-    if nonzero and max(nonzero) > MIXED_SPAN * min(nonzero):
-        # seconds beside hours: one unit would print the small ones as 0.00 h; each its own
-        return [[duration(number, sign) for number in column] for column, sign in zip(columns, signs, strict=True)]
-    largest = max(abs(number) for number in present)
-    sizes = sorted(abs(number) for number in present if number != 0) or [largest]
+    # figures below the last digit any column shows (1 ms) print as `< ...`: they choose no unit
+    # and no digits while larger ones are there
+    nonzero = sorted(abs(number) for number in present if number != 0)
+    sizes = [size for size in nonzero if size >= UNIT_LIMITS[0][1] * 10**-MAX_DECIMALS] or nonzero or [0.0]
+    largest = sizes[-1]
+    unit, per_unit = column_unit(sizes[0], largest)
     typical = math.sqrt(sizes[0] * sizes[-1])  # the geometric middle of the smallest and the largest
-    unit, per_unit = unit_for(largest)
-    most = base_decimals(largest / per_unit) + EXTRA_DECIMALS
+    most = min(base_decimals(largest / per_unit) + EXTRA_DECIMALS, MAX_DECIMALS)
     decimals = min(base_decimals(typical / per_unit), most)
     for column in columns:
         values = [number for number in map(_finite, column) if number is not None]
         decimals = max(decimals, min(_distinct_decimals(values, decimals, per_unit), most))
+
+    def text(number: float | None, sign: bool) -> str:
+        if number is None:
+            return "n/a"
+        if number == 0:
+            return f"0 {unit}"
+        shown = _number(number / per_unit, decimals, sign)
+        if not any(digit in shown for digit in "123456789"):  # not 0, but below the last digit shown
+            return f"< {_number(10**-decimals, decimals, False)} {unit}"
+        return f"{shown} {unit}"
+
     return [
-        [
-            "n/a"
-            if number is None
-            else f"0 {unit}"
-            if number == 0
-            else f"{_number(number / per_unit, decimals, sign)} {unit}"
-            for number in map(_finite, column)
-        ]
-        for column, sign in zip(columns, signs, strict=True)
+        [text(number, sign) for number in map(_finite, column)] for column, sign in zip(columns, signs, strict=True)
     ]
 
 
@@ -141,12 +157,53 @@ def signed_duration(seconds: float | None) -> str:
     return duration(seconds, signed=True)
 
 
+@dataclass(frozen=True)
+class WallTimes:
+    """The whole-run wall times of one page (a collection's mean, median and p90, its tasks',
+    its baseline's, its stragglers', its longest run) in one unit (`column_unit`), each to three
+    significant digits (at most `MAX_DECIMALS` decimals: 74.5 min, 118 min, 1.24 h, 0.068 min):
+    the same figure reads the same in every sentence and table of the page, and none under an
+    hour reads in hours."""
+
+    unit: str
+    per_unit: float
+
+    def __call__(self, seconds: float | None) -> str:
+        number = _finite(seconds)
+        if number is None:
+            return "n/a"
+        if number == 0:
+            return f"0 {self.unit}"
+        # three significant digits, at most MAX_DECIMALS: the text depends on the figure alone,
+        # so it reads the same wherever the page gives it
+        decimals = min(base_decimals(number / self.per_unit), MAX_DECIMALS)
+        shown = _number(number / self.per_unit, decimals, False)
+        if not any(digit in shown for digit in "123456789"):
+            return f"< {_number(10**-decimals, decimals, False)} {self.unit}"
+        return f"{shown} {self.unit}"
+
+    def column(self, values: Iterable[float | None]) -> list[str]:
+        return [self(value) for value in values]
+
+
+def wall_times(seconds: Iterable[float | None]) -> WallTimes:
+    """The page's wall-time format, from every whole-run wall time it shows."""
+    sizes = [abs(number) for number in map(_finite, seconds) if number is not None and number != 0]
+    unit, per_unit = column_unit(min(sizes), max(sizes)) if sizes else UNIT_LIMITS[0][:2]
+    return WallTimes(unit, per_unit)
+
+
 def _percent_text(percentage: float, extra: int) -> str:
-    """One decimal from 1% up, two significant digits below (0.095%), exactly 0 as 0%."""
+    """One decimal from 1% up, two significant digits below (0.095%), at most MAX_DECIMALS
+    decimals (`< 0.001%` below), exactly 0 as 0%."""
     if percentage == 0:
         return "0%"
     decimals = 1 if abs(percentage) >= 1 else 1 - math.floor(math.log10(abs(percentage)))
-    return f"{_number(percentage, decimals + extra, False)}%"
+    decimals = min(decimals + extra, MAX_DECIMALS)
+    shown = _number(percentage, decimals, False)
+    if not any(digit in shown for digit in "123456789"):
+        return f"< {_number(10**-decimals, decimals, False)}%"
+    return f"{shown}%"
 
 
 def percent_column(shares: Sequence[float | None]) -> list[str]:
@@ -237,7 +294,7 @@ def decimal(value: float | None, decimals: int = 2) -> str:
 
 
 def multiple(value: float | None) -> str:
-    """A multiple such as a run's wall time over its task's median, exactly enough to compare it
+    """A multiple such as a run's wall time over its peers' median, exactly enough to compare it
     with a threshold: 1.47x (two decimals, never rounded up to the threshold's 1.5x)."""
     number = _finite(value)
     if number is None:

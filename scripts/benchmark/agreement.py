@@ -1,5 +1,5 @@
 """Agreement with the marts: a baseline's per-run figures (wall and tail seconds, collection,
-is_analyzed) against fct_runs, and its collection rollup (runs analysed, mean and median wall)
+is_analyzed) against fct_runs, and its collection rollup (runs analyzed, mean and median wall)
 against agg_collection_runtime, to TOLERANCE_S. Mismatches are counted and shown, never hidden."""
 
 from __future__ import annotations

@@ -12,8 +12,8 @@ step a table in a DuckDB file, in the plainest DuckDB SQL that does the job:
    the typed fields, and every line's reject reason in the contract's order;
 3. events: exact duplicates numbered, the first occurrence accepted;
 4. runs: fct_runs' figures per run (collection, status, wall, pre-tail and tail seconds, whether
-   analysed), from the run's markers as def_markers orders them;
-5. collections: the rollup (runs analysed, mean and median wall).
+   analyzed), from the run's markers as def_markers orders them;
+5. collections: the rollup (runs analyzed, mean and median wall).
 
 It is checked against the marts (benchmark.agreement). Run in its own measured process
 (`scripts/bench.py _fair_floor RAW_DIR MARTS_DB OUT_JSON`); writes {"query_seconds": reading and

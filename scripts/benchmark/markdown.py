@@ -322,7 +322,7 @@ def size_rows(entry: dict) -> list[tuple[str, str]]:
         ("lines: read / accepted / duplicates / rejected",
          f"{fmt(entry.get('lines_read'))} / {fmt(entry.get('accepted'))} / {fmt(entry.get('duplicates'))} / "
          f"{fmt(entry.get('rejected'))}"),
-        ("runs in fct_runs (analysed)", f"{fmt(entry.get('runs_in_marts'))} ({fmt(entry.get('runs_analyzed'))})"),
+        ("runs in fct_runs (analyzed)", f"{fmt(entry.get('runs_in_marts'))} ({fmt(entry.get('runs_analyzed'))})"),
         ("generate logs", measured("generate")),
         ("**`runlens build`, full** (models + tests, fresh database)", build("build")),
         ("`runlens build`, nothing changed", build("build_noop")),
@@ -535,7 +535,7 @@ def _method(report: dict) -> list[str]:
         "vectorised timestamp parsing, groupby. With one file per run, read_json's cost per file (~0.2-0.5 ms) "
         "dominates the floor, so it is no tight lower bound there; the targets are judged on the sharded layout.",
         "- Checks: per-run wall_seconds, tail_seconds, collection and is_analyzed against `fct_runs`, and runs "
-        "analysed, mean and median wall per collection against `agg_collection_runtime`, to "
+        "analyzed, mean and median wall per collection against `agg_collection_runtime`, to "
         f"{config['tolerance_seconds']} s. After the two refreshes the refreshed marts are checked against the "
         "simple floor again.",
         "- Refreshes: 1% new runs (new files: per-run files, or one new shard), then a checkpoint and a "

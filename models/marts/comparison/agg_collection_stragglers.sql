@@ -1,6 +1,6 @@
 -- How each collection's runs fared against their tasks (def_stragglers): how many could be scored
--- (their task has enough analysed runs), how many are stragglers and by which rule, with the
--- thresholds they were judged by. Grain: one row per collection with analysed runs.
+-- (their task has enough analyzed runs), how many are stragglers and by which rule, with the
+-- thresholds they were judged by. Grain: one row per collection with analyzed runs.
 {%- set double = var('runlens_types')[target.type].double %}
 with
 

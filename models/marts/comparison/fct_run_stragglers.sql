@@ -1,8 +1,9 @@
--- Each analysed run against the other runs of its task (def_stragglers): its wall time over the
--- task's median, and its most unusual pre-epoch interval by robust z-score against the same
--- position in its task; a straggler when its wall time is past its threshold, or an interval is
--- both past the score's and longer than usual by a share of the run's wall time that matters.
--- Grain: one row per analysed run with a collection.
+-- Each analyzed run against the other runs of its task (def_stragglers): its wall time over the
+-- median of its peers (the runs of its task with as many pre-epoch intervals: the same work), and
+-- its most unusual pre-epoch interval by robust z-score against the same position in its task; a
+-- straggler when its wall time is past its threshold, or an interval is both past the score's and
+-- longer than usual by a share of the run's wall time that matters.
+-- Grain: one row per analyzed run with a collection.
 with
 
 runs as (
@@ -25,6 +26,37 @@ task_walls as (
         {{ runlens.median('wall_seconds') }} as task_median_wall_seconds
     from runs
     group by collection, task
+),
+
+run_positions as (
+    -- how many pre-epoch positions each run has: runs with as many did the same work
+    select
+        run_id,
+        max(position_index) as positions
+    from intervals
+    group by run_id
+),
+
+peered as (
+    select
+        runs.run_id,
+        runs.collection,
+        runs.task,
+        runs.wall_seconds,
+        coalesce(run_positions.positions, 0) as positions
+    from runs
+    left join run_positions on runs.run_id = run_positions.run_id
+),
+
+peer_walls as (
+    select
+        collection,
+        task,
+        positions,
+        count(*) as peer_runs,
+        {{ runlens.median('wall_seconds') }} as peer_median_wall_seconds
+    from peered
+    group by collection, task, positions
 ),
 
 positioned as (
@@ -153,14 +185,22 @@ final as (
                 and task_walls.task_median_wall_seconds > 0
                 then runs.wall_seconds / task_walls.task_median_wall_seconds
         end as wall_to_task_median,
+        peer_walls.peer_runs,
+        peer_walls.peer_median_wall_seconds,
+        case
+            when
+                peer_walls.peer_runs >= {{ var('straggler_min_task_runs') }}
+                and peer_walls.peer_median_wall_seconds > 0
+                then runs.wall_seconds / peer_walls.peer_median_wall_seconds
+        end as wall_to_peer_median,
         worst_intervals.interval_index as worst_interval_index,
         worst_intervals.label as worst_interval_label,
         worst_intervals.seconds as worst_interval_seconds,
         worst_intervals.median_seconds as worst_interval_task_median_seconds,
         worst_intervals.robust_z as worst_interval_robust_z,
         coalesce(
-            task_walls.task_runs >= {{ var('straggler_min_task_runs') }}
-            and runs.wall_seconds > {{ var('straggler_wall_multiple') }} * task_walls.task_median_wall_seconds,
+            peer_walls.peer_runs >= {{ var('straggler_min_task_runs') }}
+            and runs.wall_seconds > {{ var('straggler_wall_multiple') }} * peer_walls.peer_median_wall_seconds,
             false
         ) as is_slow_overall,
         coalesce(worst_intervals.has_outlier_interval, false) as has_outlier_interval
@@ -168,6 +208,11 @@ final as (
     inner join task_walls
         on runs.collection = task_walls.collection
         and runs.task is not distinct from task_walls.task
+    inner join peered on runs.run_id = peered.run_id
+    inner join peer_walls
+        on peered.collection = peer_walls.collection
+        and peered.task is not distinct from peer_walls.task
+        and peered.positions = peer_walls.positions
     left join worst_intervals on runs.run_id = worst_intervals.run_id
 )
 

@@ -1,7 +1,7 @@
 -- depends_on: {{ ref('int_run_versions') }}
--- Each analysed run's pace in training steps (def_throughput): steps per active hour up to its last
+-- Each analyzed run's pace in training steps (def_throughput): steps per active hour up to its last
 -- pre-epoch checkpoint, and seconds per 100 steps between consecutive pre-epoch checkpoints, so
--- runs with different step counts compare fairly. Grain: one row per analysed run with a
+-- runs with different step counts compare fairly. Grain: one row per analyzed run with a
 -- collection that has a pre-epoch checkpoint with a step.
 -- Incremental by run (macros/run_versions.sql): a refresh computes the runs whose lines changed.
 with

@@ -1,7 +1,7 @@
 -- depends_on: {{ ref('int_run_versions') }}
--- Each analysed run's wall time split into the parts its markers bound (def_wall_time_parts): the
+-- Each analyzed run's wall time split into the parts its markers bound (def_wall_time_parts): the
 -- opening block, the later pre-epoch windows together, the final tail, and what is left.
--- Grain: one row per analysed run with a collection.
+-- Grain: one row per analyzed run with a collection.
 -- Incremental by run (macros/run_versions.sql): a refresh computes the runs whose lines changed.
 with
 

@@ -1,4 +1,4 @@
--- Epoch statistics per collection over analysed event-log runs with at least one epoch_end
+-- Epoch statistics per collection over analyzed event-log runs with at least one epoch_end
 -- (def_epochs, def_first_epoch_excess, def_percentiles). Grain: one row per collection with
 -- such a run.
 with
@@ -16,7 +16,7 @@ epochs as (
     select * from {{ ref('fct_run_epochs') }}
 ),
 
-analysed_epochs as (
+analyzed_epochs as (
     select
         runs.collection,
         epochs.active_seconds
@@ -32,7 +32,7 @@ epoch_stats as (
         {{ runlens.median('active_seconds') }} as p50_epoch_seconds,
         {{ runlens.percentile('active_seconds', 0.9) }} as p90_epoch_seconds,
         max(active_seconds) as max_epoch_seconds
-    from analysed_epochs
+    from analyzed_epochs
     group by collection
 ),
 

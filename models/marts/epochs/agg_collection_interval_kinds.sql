@@ -1,4 +1,4 @@
--- Time by kind of interval per collection, over analysed event-log runs (def_interval_kinds):
+-- Time by kind of interval per collection, over analyzed event-log runs (def_interval_kinds):
 -- the kind's seconds and their share of those runs' summed wall time.
 -- Grain: one row per collection and interval_kind that occurs.
 with

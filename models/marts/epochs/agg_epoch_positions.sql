@@ -1,4 +1,4 @@
--- Epoch durations at each epoch number, over analysed event-log runs (def_epochs).
+-- Epoch durations at each epoch number, over analyzed event-log runs (def_epochs).
 -- Grain: one row per collection, task and epoch_index.
 with
 

@@ -1,10 +1,10 @@
--- The collection's stragglers, slowest against its task first, with the downtime between
+-- The collection's stragglers, slowest against its peers first, with the downtime between
 -- sessions their wall time holds (a restart's gap is no interval position). Reads marts only.
 select
     stragglers.run_id,
     stragglers.task,
     stragglers.wall_seconds,
-    stragglers.wall_to_task_median,
+    stragglers.wall_to_peer_median,
     stragglers.worst_interval_label,
     stragglers.worst_interval_seconds,
     stragglers.worst_interval_task_median_seconds,
@@ -16,6 +16,6 @@ from fct_run_stragglers as stragglers
 inner join fct_runs as runs on stragglers.run_id = runs.run_id
 where stragglers.collection = $collection and stragglers.is_straggler
 order by
-    stragglers.wall_to_task_median desc nulls last,
+    stragglers.wall_to_peer_median desc nulls last,
     stragglers.worst_interval_robust_z desc nulls last,
     stragglers.run_id asc

@@ -1,4 +1,4 @@
--- The collection's tasks with analysed runs, slowest mean first (seconds). Reads marts only.
+-- The collection's tasks with analyzed runs, slowest mean first (seconds). Reads marts only.
 select
     task,
     runs_analyzed,
