@@ -6,7 +6,7 @@ from dataclasses import replace
 
 import pytest
 
-from runlens.report import rules
+from runlens.report import rules, tables
 from runlens.report.data import (
     CollectionProfile,
     CollectionSpan,
@@ -444,3 +444,16 @@ def test_the_headline_speaks_of_epochs_when_an_interval_kind_is_the_epoch_itself
     timed = [kinds[0], kinds[1], IntervalKind("checkpoint -> epoch_end", 100, 0, 600.0, 0.05)]
     assert rules.largest_share(profile(interval_kinds=timed, epochs=epochs())).key == "interval_kind"
     assert rules.largest_share(profile(interval_kinds=kinds)).key == "interval_kind"
+
+
+def test_tasks_equal_at_the_precision_shown_are_called_equal():
+    """Two fastest tasks of 2,952 s and 2,953 s (49.2 min both at three significant digits, 0.03%
+    apart): the page calls them equal rather than one the fastest; 2,952 s against 2,910 s (48.5
+    min) is no tie. The slowest end is checked the same way; fewer than four tasks name one of
+    each end, which has nothing to tie with."""
+
+    tied = profile(tasks=[task("a", 7092), task("b", 5730), task("c", 4590), task("d", 2953), task("e", 2952)])
+    assert tables.tied_ends(tied, 2) == [("e", "d")]
+    apart = profile(tasks=[task("a", 7092), task("b", 5730), task("c", 4590), task("d", 2952), task("e", 2910)])
+    assert tables.tied_ends(apart, 2) == []
+    assert tables.tied_ends(tied, 1) == []

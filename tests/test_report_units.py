@@ -62,40 +62,45 @@ def test_a_sentence_compares_in_one_unit():
     # the first epoch (92.5 s) against the later epochs' median (87.5 s): seconds both, never
     # "1.5 min" beside "+5 s"
     assert units.durations(92.5, 87.5) == ["92.5 s", "87.5 s"]
-    # 1.24 h against 10.25 h (4464 s, 36900 s): their geometric middle, 3.57 h, gets three digits
-    assert units.durations(4464, 36900) == ["1.24 h", "10.25 h"]
+    # 1.24 h against 10.25 h (4464 s, 36900 s): both over an hour, hours; three significant
+    # digits each (10.25 rounds half to even: 10.2)
+    assert units.durations(4464, 36900) == ["1.24 h", "10.2 h"]
 
 
 def test_columns_side_by_side_share_a_unit():
     means, baselines, deltas = units.duration_columns([600, 660], [7200, 9000], [-6600, -8340], signed=(0, 0, 1))
     # 10 and 11 min beside 2 and 2.5 h: one figure is under an hour, so minutes for all (never
-    # 0.167 h for ten minutes); the middle of 600 and 9000 s (38.7 min) gets one decimal
+    # 0.167 h for ten minutes), each to three significant digits
     assert means == ["10.0 min", "11.0 min"]
-    assert baselines == ["120.0 min", "150.0 min"]
-    assert deltas == ["-110.0 min", "-139.0 min"]
+    assert baselines == ["120 min", "150 min"]
+    assert deltas == ["-110 min", "-139 min"]
 
 
 def test_a_column_takes_minutes_when_one_figure_is_under_an_hour():
     # the sample's task means, 48.4 min to 118.2 min (2905 s, 7092 s): minutes both, never
-    # 0.807 h beside 1.970 h; their middle, 75.6 min, gets one decimal
-    assert units.duration_column([2905, 7092]) == ["48.4 min", "118.2 min"]
-    # 4.1 s beside 2.5 h and 104.4 min: minutes (one is under an hour, one over 2 min); the
-    # middle, 3.2 min, to three digits: two decimals, and 4.1 s is 0.07 min
-    assert units.duration_column([4.1, 9000, 6264]) == ["0.07 min", "150.00 min", "104.40 min"]
-    # 60 s and 5940 s: 1 and 99 min, their middle (9.95 min) to three digits
-    assert units.duration_column([60, 5940]) == ["1.00 min", "99.00 min"]
-    # all under 2 min: seconds; the middle, 19.5 s, to three digits
-    assert units.duration_column([4.1, 92.5]) == ["4.1 s", "92.5 s"]
+    # 0.807 h beside 1.970 h; three significant digits each
+    assert units.duration_column([2905, 7092]) == ["48.4 min", "118 min"]
+    # 4.1 s beside 2.5 h and 104.4 min: minutes (one is under an hour, one over 2 min); 4.1 s is
+    # 0.0683 min, cut to MAX_DECIMALS (3) decimals
+    assert units.duration_column([4.1, 9000, 6264]) == ["0.068 min", "150 min", "104 min"]
+    # 60 s and 5940 s: 1 and 99 min
+    assert units.duration_column([60, 5940]) == ["1.00 min", "99.0 min"]
+    # all under 2 min: seconds
+    assert units.duration_column([4.1, 92.5]) == ["4.10 s", "92.5 s"]
     # all over an hour: hours (days when all are 72 h or more)
-    assert units.duration_column([3600, 36900]) == ["1.00 h", "10.25 h"]
+    assert units.duration_column([3600, 36900]) == ["1.00 h", "10.2 h"]
+
+
+def test_the_same_figure_reads_the_same_whatever_its_neighbours():
+    # 23.99 min as the opening block beside a 1 min tail, and as the first interval beside its
+    # baseline's 20.6 min: 24.0 min both times
+    assert units.duration_column([1439.4, 60])[0] == units.duration_column([1439.4, 1237.2])[0] == "24.0 min"
 
 
 def test_a_figure_below_the_last_digit_is_not_printed_as_zero():
-    # the writer's quick runs: an interval of 1 microsecond beside one of 1.85 s; the microsecond,
-    # below a millisecond, chooses no digits: 1.85 s takes its three, and the microsecond is below
-    # the last digit shown: "< 0.01 s", never 0.00000100 s
-    assert units.duration_column([0.000001, 1.85]) == ["< 0.01 s", "1.85 s"]
-    # alone, it prints below the last digit any duration shows
+    # the writer's quick runs: an interval of 1 microsecond beside one of 1.85 s: three decimals
+    # at most, so the microsecond is below the last digit: "< 0.001 s", never 0.00000100 s
+    assert units.duration_column([0.000001, 1.85]) == ["< 0.001 s", "1.85 s"]
     assert units.duration(0.000001) == "< 0.001 s"
     assert units.percent(0.00000049) == "< 0.001%"  # 0.000049%
 

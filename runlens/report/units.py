@@ -11,12 +11,11 @@ rules.md ("Units and precision"):
   reads in hours (a column of 48 min to 2 h reads 48.4 min ... 118.2 min, never 0.807 h).
 - Whole-run wall times take one unit per page (`WallTimes`), three significant digits each, so
   that the same figure reads the same in every sentence and table.
-- Digits: three significant digits at the geometric middle of the group's smallest and largest
-  figures (92.5 s, 13.6 min, 2.48 h; 1.24 h against 10.25 h), but at most two decimals more than
-  three significant digits of the largest need and never more than `MAX_DECIMALS`, and more
-  within those bounds while two figures of one column that differ by more than 0.5% would
-  otherwise print the same (88.5 s against 88.0 s, never two 1.5 min). A figure that is not 0
-  but would print as 0 prints as below the last digit shown (`< 0.001 s`).
+- Digits: each figure to three significant digits (92.5 s, 13.6 min, 118 min, 2.48 h; at most
+  `MAX_DECIMALS` decimals), so that the same figure in the same unit reads the same in every
+  table and sentence; a column takes up to EXTRA_DECIMALS more while two of its figures that
+  differ by more than 0.5% would otherwise print the same (88.5 s against 88.0 s, never two
+  1.5 min). A figure that is not 0 but would print as 0 prints `< 0.001` with its unit.
 - A share prints as a percentage with one decimal (two significant digits below 1%: 0.095%, at
   most `MAX_DECIMALS` decimals: `< 0.001%` below), and more while two shares that differ by more
   than 0.5% would print the same. Exactly 0 prints as `0%`, and a duration of exactly 0 as `0`
@@ -81,58 +80,50 @@ def _number(value: float, decimals: int, signed: bool) -> str:
     return text
 
 
-def _distinct_decimals(values: list[float], decimals: int, scale: float = 1.0) -> int:
-    """More decimals (at most EXTRA_DECIMALS more) while two values that really differ (by more
-    than DIFFERENT_BY of the larger) print the same."""
-    ordered = sorted(values)
-    pairs = [
-        (a, b) for a, b in zip(ordered, ordered[1:], strict=False) if abs(b - a) > DIFFERENT_BY * max(abs(a), abs(b))
-    ]
-    for extra in range(EXTRA_DECIMALS + 1):
-        if all(
-            _number(a / scale, decimals + extra, False) != _number(b / scale, decimals + extra, False) for a, b in pairs
-        ):
-            return decimals + extra
-    return decimals + EXTRA_DECIMALS
-
-
 def duration_columns(*columns: Sequence[float | None], signed: bool | Sequence[bool] = False) -> list[list[str]]:
     """Columns of durations (seconds) that sit side by side and compare (a collection's means and
-    its baseline's, and their difference): one unit (`column_unit`); decimals for three
-    significant digits at the geometric middle of the smallest and largest figures, at most
-    EXTRA_DECIMALS beyond those of the largest and MAX_DECIMALS in all, and more (within those
-    bounds) while two different figures of one column would print the same. `signed` (one flag,
-    or one per column) puts + before positive figures (a delta)."""
+    its baseline's, and their difference): one unit (`column_unit`); each figure to three
+    significant digits (at most MAX_DECIMALS decimals), so that a figure reads the same in every
+    table and sentence that gives it in that unit, and up to EXTRA_DECIMALS more in a column
+    while two of its figures that differ by more than 0.5% would print the same. `signed` (one
+    flag, or one per column) puts + before positive figures (a delta)."""
     signs = [signed] * len(columns) if isinstance(signed, bool) else list(signed)
     present = [number for column in columns for number in map(_finite, column) if number is not None]
     if not present:
         return [["n/a" for _ in column] for column in columns]
     # figures below the last digit any column shows (1 ms) print as `< ...`: they choose no unit
-    # and no digits while larger ones are there
+    # while larger ones are there
     nonzero = sorted(abs(number) for number in present if number != 0)
     sizes = [size for size in nonzero if size >= UNIT_LIMITS[0][1] * 10**-MAX_DECIMALS] or nonzero or [0.0]
-    largest = sizes[-1]
-    unit, per_unit = column_unit(sizes[0], largest)
-    typical = math.sqrt(sizes[0] * sizes[-1])  # the geometric middle of the smallest and the largest
-    most = min(base_decimals(largest / per_unit) + EXTRA_DECIMALS, MAX_DECIMALS)
-    decimals = min(base_decimals(typical / per_unit), most)
-    for column in columns:
-        values = [number for number in map(_finite, column) if number is not None]
-        decimals = max(decimals, min(_distinct_decimals(values, decimals, per_unit), most))
+    unit, per_unit = column_unit(sizes[0], sizes[-1])
 
-    def text(number: float | None, sign: bool) -> str:
+    def text(number: float | None, sign: bool, extra: int) -> str:
         if number is None:
             return "n/a"
         if number == 0:
             return f"0 {unit}"
+        decimals = min(base_decimals(number / per_unit) + extra, MAX_DECIMALS)
         shown = _number(number / per_unit, decimals, sign)
         if not any(digit in shown for digit in "123456789"):  # not 0, but below the last digit shown
-            return f"< {_number(10**-decimals, decimals, False)} {unit}"
+            return f"< {_number(10**-MAX_DECIMALS, MAX_DECIMALS, False)} {unit}"
         return f"{shown} {unit}"
 
-    return [
-        [text(number, sign) for number in map(_finite, column)] for column, sign in zip(columns, signs, strict=True)
-    ]
+    def column_texts(column: Sequence[float | None], sign: bool) -> list[str]:
+        values = sorted(number for number in map(_finite, column) if number is not None)
+        pairs = [
+            (a, b) for a, b in zip(values, values[1:], strict=False) if abs(b - a) > DIFFERENT_BY * max(abs(a), abs(b))
+        ]
+        extra = next(
+            (
+                extra
+                for extra in range(EXTRA_DECIMALS + 1)
+                if all(text(a, False, extra) != text(b, False, extra) for a, b in pairs)
+            ),
+            EXTRA_DECIMALS,
+        )
+        return [text(number, sign, extra) for number in map(_finite, column)]
+
+    return [column_texts(column, sign) for column, sign in zip(columns, signs, strict=True)]
 
 
 def duration_column(values: Sequence[float | None], signed: bool = False) -> list[str]:

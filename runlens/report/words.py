@@ -7,7 +7,7 @@ from datetime import datetime
 from runlens.plural import plural
 
 SOURCE_WORDS = {
-    "event_log": "the event log (run_start to run_end)",
+    "event_log": "the event log's run_start and run_end",
     "profiler": "the in-process profiler",
     "mixed": "a mix of the event log and the profiler",
 }
@@ -18,7 +18,7 @@ RANK_BASIS_WORDS = {
 }
 # what each kind of interval usually holds (def_interval_kinds in models/marts/epochs/_epochs__docs.md)
 KIND_WORDS = {
-    "run_start -> checkpoint": "start-up and the first stretch of training (or training resumed after a restart)",
+    "run_start -> checkpoint": "start-up and the first stretch of training, or training resumed after a restart",
     "run_start -> epoch_end": "start-up and a whole first epoch without a save",
     "run_start -> run_end": "a run without checkpoints or epoch ends",
     "checkpoint -> checkpoint": "training between two saves",
