@@ -6,6 +6,8 @@ while figures that differ by more than 0.5% would print the same."""
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from runlens.report import units
@@ -31,7 +33,7 @@ from runlens.report import units
         (7200, "2.00 h"),
         (5400 * 1.6, "2.40 h"),
         (8928, "2.48 h"),
-        (36900, "10.2 h"),  # 10.25 h: an exact tie, to even
+        (36900, "10.3 h"),  # 10.25 h: a tie at the last digit rounds up, as a reader rounds
         (259199, "72.0 h"),
         (259200, "3.00 d"),
         (620000, "7.18 d"),  # a run silent for a week: 7.1759 d
@@ -63,8 +65,8 @@ def test_a_sentence_compares_in_one_unit():
     # "1.5 min" beside "+5 s"
     assert units.durations(92.5, 87.5) == ["92.5 s", "87.5 s"]
     # 1.24 h against 10.25 h (4464 s, 36900 s): both over an hour, hours; three significant
-    # digits each (10.25 rounds half to even: 10.2)
-    assert units.durations(4464, 36900) == ["1.24 h", "10.2 h"]
+    # digits each (10.25 rounds half up: 10.3)
+    assert units.durations(4464, 36900) == ["1.24 h", "10.3 h"]
 
 
 def test_columns_side_by_side_share_a_unit():
@@ -88,7 +90,7 @@ def test_a_column_takes_minutes_when_one_figure_is_under_an_hour():
     # all under 2 min: seconds
     assert units.duration_column([4.1, 92.5]) == ["4.10 s", "92.5 s"]
     # all over an hour: hours (days when all are 72 h or more)
-    assert units.duration_column([3600, 36900]) == ["1.00 h", "10.2 h"]
+    assert units.duration_column([3600, 36900]) == ["1.00 h", "10.3 h"]
 
 
 def test_the_same_figure_reads_the_same_whatever_its_neighbours():
@@ -179,3 +181,16 @@ def test_counts_and_lists():
     assert units.count(None) == "n/a"
     assert units.list_of(["a"]) == "a"
     assert units.list_of(["a", "b", "c"]) == "a, b and c"
+
+
+def test_a_figure_at_a_half_prints_the_same_whatever_order_it_was_summed_in():
+    """A parallel engine sums in no fixed order, so the same mean comes out a few ulps apart from
+    one build to the next (the sample's 6.175 min read 6.17 from one build and 6.18 from another).
+    370.5 s is 6.175 min, a tie at the third digit: half up, 6.18 min, from each neighbour; a share
+    of 1.25% reads 1.3% (one decimal), and 0.750 / 0.667 min = 1.125 reads 1.13x."""
+    for noisy in (370.5, math.nextafter(370.5, 0), math.nextafter(370.5, 1000), 370.5 * (1 + 4e-16)):
+        assert units.duration(noisy) == "6.18 min"
+    for noisy in (0.0125, math.nextafter(0.0125, 0), math.nextafter(0.0125, 1)):
+        assert units.percent(noisy) == "1.3%"
+    for noisy in (45 / 40, math.nextafter(45 / 40, 0)):
+        assert units.speedup(1 / noisy) == "1.13x slower"

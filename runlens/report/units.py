@@ -31,6 +31,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from decimal import ROUND_FLOOR, ROUND_HALF_UP, Decimal
 
 # (unit, seconds per unit, the size below which it is used): 2 min, 1 h, 72 h, then days
 UNIT_LIMITS = (("s", 1.0, 120.0), ("min", 60.0, 3600.0), ("h", 3600.0, 259200.0), ("d", 86400.0, math.inf))
@@ -39,6 +40,11 @@ EXTRA_DECIMALS = 2  # at most this many more decimals to tell neighbours apart
 DIFFERENT_BY = 0.005  # two figures within 0.5% of each other need not print differently
 MAX_DECIMALS = 3  # below a thousandth of a unit (1 ms, 0.001%), a figure prints as `< 0.001`
 SPEEDUP_SAME = 1.1  # within this factor either way, two means are "about the same" (rules.md)
+# A sum of floats depends on the order it was added in, which a parallel engine does not fix: the
+# same mean reads 36911.975000000006 from one build and 36911.974999999999 from another. Figures
+# are taken to this many significant digits before they are rounded (half up) to what a page
+# shows, so that a figure at a half (100.5 s, 2.345 h) prints the same from every build.
+EXACT_DIGITS = 12
 
 
 def _finite(value) -> float | None:
@@ -73,8 +79,14 @@ def base_decimals(largest: float, digits: int = SIGNIFICANT_DIGITS) -> int:
     return max(0, digits - 1 - math.floor(math.log10(abs(largest))))
 
 
-def _number(value: float, decimals: int, signed: bool) -> str:
-    text = format(value, f"{'+' if signed else ''},.{decimals}f")
+def exact(value: float) -> Decimal:
+    """The figure without the float noise of the order it was summed in (EXACT_DIGITS)."""
+    return Decimal(format(value, f".{EXACT_DIGITS}g"))
+
+
+def _number(value: float, decimals: int, signed: bool, rounding: str = ROUND_HALF_UP) -> str:
+    rounded = exact(value).quantize(Decimal(1).scaleb(-decimals), rounding=rounding)
+    text = format(rounded, f"{'+' if signed else ''},.{decimals}f")
     if text[0] in "+-" and not any(digit in text for digit in "123456789"):
         text = text[1:]  # -0.00 / +0.00 -> 0.00
     return text
@@ -253,7 +265,7 @@ def count(value: int | float | None) -> str:
     if isinstance(value, int):
         return f"{value:,}"
     number = _finite(value)
-    return "n/a" if number is None else f"{number:,.0f}"
+    return "n/a" if number is None else _number(number, 0, False)
 
 
 def setting(value: float | None) -> str:
@@ -290,7 +302,7 @@ def multiple(value: float | None) -> str:
     number = _finite(value)
     if number is None:
         return "n/a"
-    return f"{math.floor(number * 100) / 100:.2f}x"
+    return f"{_number(number, 2, False, rounding=ROUND_FLOOR)}x"
 
 
 def list_of(items: Iterable[str], conjunction: str = "and") -> str:
