@@ -421,7 +421,12 @@ def _where_time_goes(report: dict) -> list[str]:
 
 def _parity_text(row: dict) -> str:
     if row.get("returncode", 1) != 0:
-        return "build FAILED"
+        failed = row.get("failed_nodes") or {}
+        first = next(iter(failed.items()), None)
+        if first is None:
+            return "build FAILED"
+        cause = " ".join(first[1].split())[:200].replace("|", "/")
+        return f"build FAILED in {first[0].split('.')[-1]}: {cause}"
     if row["engine"] == "duckdb":
         return "(reference)"
     if row.get("parity", {}).get("error"):

@@ -93,7 +93,10 @@ class Meter:
         figures = self._figures(result, seconds)
         results_file = run_results_of(project)
         if args[0] in ("build", "run") and results_file.exists():
-            figures["dbt_elapsed_seconds"] = json.loads(results_file.read_text()).get("elapsed_time")
+            results = json.loads(results_file.read_text())
+            figures["dbt_elapsed_seconds"] = results.get("elapsed_time")
+            if failed := failed_nodes(results):
+                figures["failed_nodes"] = failed
         return figures
 
     def _figures(self, result: subprocess.CompletedProcess, seconds: float) -> dict:
@@ -101,6 +104,16 @@ class Meter:
         if result.returncode != 0:
             figures["error"] = (result.stdout[-3000:] + "\n" + result.stderr[-3000:]).strip()
         return figures
+
+
+def failed_nodes(results: dict) -> dict[str, str]:
+    """Each node that failed or erred, with the start of dbt's message for it: the cause, which the
+    tail of a long Java stack trace (all that `error` keeps) leaves out."""
+    return {
+        node["unique_id"]: (node.get("message") or "")[:2000]
+        for node in results.get("results", [])
+        if node.get("status") in ("error", "fail", "runtime error")
+    }
 
 
 def run_results_of(project: Path) -> Path:
