@@ -11,9 +11,11 @@ the build it ran and is replaced.
 
 from __future__ import annotations
 
+import json
 import multiprocessing
 import os
 import threading
+import time
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
@@ -139,6 +141,7 @@ class WorkerPool:
 
     def run(self, job: Job) -> Done:
         worker = self._checkout(job.project)
+        started = time.perf_counter()
         try:
             done = worker.run(job)
         except WorkerDied:
@@ -146,7 +149,25 @@ class WorkerPool:
             self._checkin(None)
             raise
         self._checkin(worker)
+        log_build(job, done, time.perf_counter() - started)
         return done
+
+
+def log_build(job: Job, done: Done, seconds: float) -> None:
+    """With RUNLENS_TEST_BUILD_LOG set, one JSON line per dbt command a worker ran (its test, its
+    arguments, its seconds, whether it parsed the project first): where the suite's time goes."""
+    path = os.environ.get("RUNLENS_TEST_BUILD_LOG")
+    if not path:
+        return
+    record = {
+        "test": os.environ.get("PYTEST_CURRENT_TEST", ""),
+        "args": list(job.args),
+        "seconds": round(seconds, 3),
+        "returncode": done.returncode,
+        "parsed": done.parsed,
+    }
+    with open(path, "a", encoding="utf-8") as log:
+        log.write(json.dumps(record) + "\n")
 
     def stop(self) -> None:
         with self.condition:
