@@ -106,6 +106,23 @@ class WorkerDied(RuntimeError):
     pass
 
 
+def log_build(job: Job, done: Done, seconds: float) -> None:
+    """With RUNLENS_TEST_BUILD_LOG set, one JSON line per dbt command a worker ran (its test, its
+    arguments, its seconds, whether it parsed the project first): where the suite's time goes."""
+    path = os.environ.get("RUNLENS_TEST_BUILD_LOG")
+    if not path:
+        return
+    record = {
+        "test": os.environ.get("PYTEST_CURRENT_TEST", ""),
+        "args": list(job.args),
+        "seconds": round(seconds, 3),
+        "returncode": done.returncode,
+        "parsed": done.parsed,
+    }
+    with open(path, "a", encoding="utf-8") as log:
+        log.write(json.dumps(record) + "\n")
+
+
 class WorkerPool:
     """At most `size` workers, started when first needed; run() blocks until one is free."""
 
@@ -151,23 +168,6 @@ class WorkerPool:
         self._checkin(worker)
         log_build(job, done, time.perf_counter() - started)
         return done
-
-
-def log_build(job: Job, done: Done, seconds: float) -> None:
-    """With RUNLENS_TEST_BUILD_LOG set, one JSON line per dbt command a worker ran (its test, its
-    arguments, its seconds, whether it parsed the project first): where the suite's time goes."""
-    path = os.environ.get("RUNLENS_TEST_BUILD_LOG")
-    if not path:
-        return
-    record = {
-        "test": os.environ.get("PYTEST_CURRENT_TEST", ""),
-        "args": list(job.args),
-        "seconds": round(seconds, 3),
-        "returncode": done.returncode,
-        "parsed": done.parsed,
-    }
-    with open(path, "a", encoding="utf-8") as log:
-        log.write(json.dumps(record) + "\n")
 
     def stop(self) -> None:
         with self.condition:
