@@ -19,7 +19,12 @@
 {% macro changed_run_ids() -%}
     select versions.run_id
     from {{ ref('int_run_versions') }} as versions
-    where versions.changed_at > (
+    where versions.changed_at > {{ runlens.newest_computed_at() }}
+{%- endmacro %}
+
+{#- The newest computed_at this model holds; long before any build when it is empty. -#}
+{% macro newest_computed_at() -%}
+    (
         select coalesce(max(computed.computed_at), cast('1900-01-01' as {{ dbt.type_timestamp() }}))
         from {{ this }} as computed
     )

@@ -12,14 +12,46 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import duckdb
+import yaml
 from conftest import FAULTY_PROJECT, copy_database
-from pipeline import DATABASE, REFRESH, build, rounded, run_dbt
+from pipeline import DATABASE, REFRESH, REPO, build, rounded, run_dbt
 from prebuilt import Prebuilds, prebuilt
 
 from runlens.mart_catalog import compared_mart_names, compared_query
 
 # every mart two builds of the same logs must agree on; agg_file_data_quality apart (modified_at)
 COMPARED = [mart for mart in compared_mart_names() if mart != "agg_file_data_quality"]
+
+
+def group_marts() -> list[str]:
+    """The marts dbt_project.yml makes incremental by task or collection (macros/run_groups.sql)."""
+    found = []
+
+    def walk(name: str, config: dict) -> None:
+        if "delete_rows_of_changed_groups" in str(config.get("+pre-hook", "")):
+            found.append(name)
+        for key, value in config.items():
+            if isinstance(value, dict) and not key.startswith("+"):
+                walk(key, value)
+
+    walk("models", yaml.safe_load((REPO / "dbt_project.yml").read_text(encoding="utf-8"))["models"])
+    return sorted(found)
+
+
+def recomputed_collections(database) -> dict[str, set[str]]:
+    """For each mart incremental by task or collection: the collections of the rows the database's
+    last build computed (computed_at is the build's start)."""
+    with duckdb.connect(str(database), read_only=True) as connection:
+        return {
+            mart: {
+                collection
+                for (collection,) in connection.sql(
+                    f"select distinct collection from {mart} where computed_at = "
+                    "(select build_started_at from stg_build_context)"
+                ).fetchall()
+            }
+            for mart in group_marts()
+        }
 
 
 def snapshot(database) -> dict[str, list]:
@@ -95,6 +127,7 @@ class Compared:
     changes: list[str]
     incremental: dict[str, list]
     full: dict[str, list]
+    recomputed: dict[str, set[str]]  # recomputed_collections of the incremental build
 
 
 @dataclass(frozen=True)
@@ -104,6 +137,7 @@ class Refreshes:
 
     unchanged_before: tuple[list, dict]
     unchanged_after: tuple[list, dict]
+    unchanged_recomputed: dict[str, set[str]]  # recomputed_collections of the refresh
     steps: list[Compared]
 
 
@@ -121,6 +155,7 @@ def refreshes(builds: Prebuilds) -> Refreshes:
     before = loaded_rows(incremental_db), snapshot(incremental_db)
     build(FAULTY_PROJECT, raw, incremental_db)
     after = loaded_rows(incremental_db), snapshot(incremental_db)
+    unchanged_recomputed = recomputed_collections(incremental_db)
     full_db = raw.parent / "full" / DATABASE
     steps = []
     for group in STEP_GROUPS:
@@ -131,8 +166,10 @@ def refreshes(builds: Prebuilds) -> Refreshes:
             build(FAULTY_PROJECT, raw, incremental_db)
             result = full.result()
         assert result.returncode == 0, result.stdout[-3000:]
-        steps.append(Compared(group, snapshot(incremental_db), snapshot(full_db)))
-    return Refreshes(before, after, steps)
+        steps.append(
+            Compared(group, snapshot(incremental_db), snapshot(full_db), recomputed_collections(incremental_db))
+        )
+    return Refreshes(before, after, unchanged_recomputed, steps)
 
 
 def test_incremental_refresh_equals_full_rebuild(refreshes):
@@ -149,3 +186,13 @@ def test_refresh_with_nothing_changed_reads_no_file(refreshes):
     (before_rows, before), (after_rows, after) = refreshes.unchanged_before, refreshes.unchanged_after
     assert after_rows == before_rows
     assert after == before
+    assert refreshes.unchanged_recomputed == dict.fromkeys(group_marts(), set())
+
+
+def test_a_refresh_computes_again_only_the_groups_of_the_changed_runs(refreshes):
+    """The first step changes only runs of fixture/alpha (a new run, the incomplete run's end, a
+    rewritten resume): the marts incremental by task or collection compute alpha's rows again and
+    keep the other collections' rows as the build before wrote them."""
+    assert group_marts()  # the rollups by task and collection, and the stragglers
+    first = refreshes.steps[0]
+    assert first.recomputed == dict.fromkeys(group_marts(), {"fixture/alpha"}), first.changes

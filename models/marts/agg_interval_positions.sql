@@ -1,12 +1,15 @@
 -- Mean duration of the pre-epoch interval at each position, over analyzed runs that have markers,
 -- whatever the source of their wall time (def_pre_epoch; positions: def_interval_positions, so a
 -- restart's downtime is no position), and which positions are later windows (def_later_windows).
+-- Incremental by collection: a refresh computes again the collections whose runs changed
+-- (macros/run_groups.sql).
 -- Grain: one row per collection and interval_index (the position).
+-- depends_on: {{ ref('int_run_groups') }}
 with
 
 runs as (
     select * from {{ ref('fct_runs') }}
-    where is_analyzed
+    where is_analyzed and {{ runlens.is_group_to_compute('collection') }}
 ),
 
 intervals as (
@@ -77,7 +80,8 @@ final as (
             position_stats.interval_index > 1
             and position_stats.runs * 2 >= opening_blocks.runs_with_pre_epoch,
             false
-        ) as is_later_window
+        ) as is_later_window,
+        {{ runlens.build_started_at() }} as computed_at
     from position_stats
     inner join label_ranks
         on position_stats.collection = label_ranks.collection

@@ -3,12 +3,15 @@
 -- its most unusual pre-epoch interval by robust z-score against the same position in its task; a
 -- straggler when its wall time is past its threshold, or an interval is both past the score's and
 -- longer than usual by a share of the run's wall time that matters.
+-- Incremental by task: a refresh computes again the runs of the tasks whose runs changed
+-- (macros/run_groups.sql), every run's peers being in its task.
 -- Grain: one row per analyzed run with a collection.
+-- depends_on: {{ ref('int_run_groups') }}
 with
 
 runs as (
     select * from {{ ref('fct_runs') }}
-    where is_analyzed and collection is not null
+    where is_analyzed and collection is not null and {{ runlens.is_group_to_compute('collection', 'task') }}
 ),
 
 intervals as (
@@ -218,5 +221,6 @@ final as (
 
 select
     *,
-    is_slow_overall or has_outlier_interval as is_straggler
+    is_slow_overall or has_outlier_interval as is_straggler,
+    {{ runlens.build_started_at() }} as computed_at
 from final

@@ -1,11 +1,14 @@
 -- Time by kind of interval per collection, over analyzed event-log runs (def_interval_kinds):
 -- the kind's seconds and their share of those runs' summed wall time.
+-- Incremental by collection: a refresh computes again the collections whose runs changed
+-- (macros/run_groups.sql).
 -- Grain: one row per collection and interval_kind that occurs.
+-- depends_on: {{ ref('int_run_groups') }}
 with
 
 runs as (
     select * from {{ ref('fct_runs') }}
-    where is_analyzed and measurement_source = 'event_log'
+    where is_analyzed and measurement_source = 'event_log' and {{ runlens.is_group_to_compute('collection') }}
 ),
 
 kinds as (
@@ -43,7 +46,8 @@ final as (
         kind_totals.total_seconds,
         case
             when wall_totals.wall_seconds > 0 then kind_totals.total_seconds / wall_totals.wall_seconds
-        end as share_of_wall
+        end as share_of_wall,
+        {{ runlens.build_started_at() }} as computed_at
     from kind_totals
     inner join wall_totals
         on kind_totals.collection = wall_totals.collection

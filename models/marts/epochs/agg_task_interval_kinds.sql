@@ -1,11 +1,13 @@
 -- Time by kind of interval per collection, task, over analyzed event-log runs (def_interval_kinds):
 -- the kind's seconds and their share of those runs' summed wall time.
+-- Incremental by task: a refresh computes again the tasks whose runs changed (macros/run_groups.sql).
 -- Grain: one row per collection, task and interval_kind that occurs.
+-- depends_on: {{ ref('int_run_groups') }}
 with
 
 runs as (
     select * from {{ ref('fct_runs') }}
-    where is_analyzed and measurement_source = 'event_log'
+    where is_analyzed and measurement_source = 'event_log' and {{ runlens.is_group_to_compute('collection', 'task') }}
 ),
 
 kinds as (
@@ -46,7 +48,8 @@ final as (
         kind_totals.total_seconds,
         case
             when wall_totals.wall_seconds > 0 then kind_totals.total_seconds / wall_totals.wall_seconds
-        end as share_of_wall
+        end as share_of_wall,
+        {{ runlens.build_started_at() }} as computed_at
     from kind_totals
     inner join wall_totals
         on kind_totals.collection = wall_totals.collection

@@ -1,0 +1,51 @@
+{#- How the rollups stay in step with the logs. A rollup summarizes the runs of a task (collection
+    and task) or of a collection, and its rows depend on every run of the group, so when a run
+    changes it recomputes the run's whole group, and only the groups that changed runs belong to.
+    int_run_groups says, for every build that changed a run, which group the run was in; the groups
+    to recompute are every group a run that changed after the newest computed_at the rollup holds
+    belongs to or ever belonged to (so a run that moved takes its old group along). A pre-hook
+    deletes those groups' rows, and the model computes them again from their runs. As with the
+    per-run models (macros/run_versions.sql), a build that failed half way leaves the rollup's
+    newest computed_at where it was, so the next build catches up, and a full build computes
+    every group. A task is NULL-safe: the runs without a task of a collection are a group. -#}
+
+{#- The groups (collection, task) of the runs that changed after the newest computed_at this model
+    holds (every group when it is empty). -#}
+{% macro changed_groups() -%}
+    select distinct
+        history.collection as changed_collection,
+        history.task as changed_task
+    from {{ ref('int_run_groups') }} as history
+    where history.collection is not null and history.run_id in (
+        select changed.run_id
+        from {{ ref('int_run_groups') }} as changed
+        where changed.computed_at > {{ runlens.newest_computed_at() }}
+    )
+{%- endmacro %}
+
+{#- Filter on the group columns of the one table a query reads: the groups this model must compute
+    (every group on a full build). Give task_column for a rollup by task, leave it out for one by
+    collection. A NULL task matches as '' (a task of '' would only be computed again with it). -#}
+{% macro is_group_to_compute(collection_column, task_column=none) -%}
+    {% if is_incremental() and task_column -%}
+        ({{ collection_column }}, coalesce({{ task_column }}, '')) in (
+            select changed_groups.changed_collection, coalesce(changed_groups.changed_task, '')
+            from ({{ runlens.changed_groups() }}) as changed_groups
+        )
+    {%- elif is_incremental() -%}
+        {{ collection_column }} in (
+            select changed_groups.changed_collection from ({{ runlens.changed_groups() }}) as changed_groups
+        )
+    {%- else -%}
+        true
+    {%- endif %}
+{%- endmacro %}
+
+{#- Pre-hook: forget the rows of the groups that changed since this model last computed. -#}
+{% macro delete_rows_of_changed_groups(task_column=none) -%}
+    {% if is_incremental() -%}
+        {{ runlens.require_computed_at() }}
+        delete from {{ this }}
+        where {{ runlens.is_group_to_compute('collection', task_column) }}
+    {%- endif %}
+{%- endmacro %}
