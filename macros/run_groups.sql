@@ -7,7 +7,7 @@
     deletes those groups' rows, and the model computes them again from their runs. As with the
     per-run models (macros/run_versions.sql), a build that failed half way leaves the rollup's
     newest computed_at where it was, so the next build catches up, and a full build computes
-    every group. A task is NULL-safe: the runs without a task of a collection are a group. -#}
+    every group. -#}
 
 {#- The groups (collection, task) of the runs that changed after the newest computed_at this model
     holds (every group when it is empty). -#}
@@ -16,7 +16,7 @@
         history.collection as changed_collection,
         history.task as changed_task
     from {{ ref('int_run_groups') }} as history
-    where history.collection is not null and history.run_id in (
+    where history.run_id in (
         select changed.run_id
         from {{ ref('int_run_groups') }} as changed
         where changed.computed_at > {{ runlens.newest_computed_at() }}
@@ -25,16 +25,17 @@
 
 {#- Filter on the group columns of the one table a query reads: the groups this model must compute
     (every group on a full build). Give task_column for a rollup by task, leave it out for one by
-    collection. A NULL task matches as '' (a task of '' would only be computed again with it). -#}
+    collection. NULL matches as '': the runs without a collection, or without a task, are a group
+    (a collection is never '', and a task of '' would only be computed again with them). -#}
 {% macro is_group_to_compute(collection_column, task_column=none) -%}
     {% if is_incremental() and task_column -%}
-        ({{ collection_column }}, coalesce({{ task_column }}, '')) in (
-            select changed_groups.changed_collection, coalesce(changed_groups.changed_task, '')
+        (coalesce({{ collection_column }}, ''), coalesce({{ task_column }}, '')) in (
+            select coalesce(changed_groups.changed_collection, ''), coalesce(changed_groups.changed_task, '')
             from ({{ runlens.changed_groups() }}) as changed_groups
         )
     {%- elif is_incremental() -%}
-        {{ collection_column }} in (
-            select changed_groups.changed_collection from ({{ runlens.changed_groups() }}) as changed_groups
+        coalesce({{ collection_column }}, '') in (
+            select coalesce(changed_groups.changed_collection, '') from ({{ runlens.changed_groups() }}) as changed_groups
         )
     {%- else -%}
         true

@@ -7,6 +7,11 @@ processes, each holding a DbtSession per project copy it has built (the most rec
 build pays for its nodes, not for dbt's start-up and parse. A build goes to an idle worker that
 already holds its project when there is one. A worker that dies (killed, out of memory) fails
 the build it ran and is replaced.
+
+A Job marked `planned` is a build as `runlens build` runs it (runlens.dbt_build): the plan dbt
+recorded for the same situation, run again in one DuckDB connection, else dbt recording one in
+the project copy's plans/ folder. The tests that need only the marts build that way; dbt's own
+node-by-node build keeps its tests (tests/test_plans.py builds every fixture both ways).
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ class Job:
     project: str
     args: tuple[str, ...]
     env: dict[str, str]
+    planned: bool = False  # runlens.dbt_build's plan when it has one (the module's docstring)
 
 
 @dataclass(frozen=True)
@@ -36,6 +42,7 @@ class Done:
     output: str
     events: tuple[str, ...]
     parsed: str | None
+    replayed: bool = False  # a planned job whose plan ran (runlens.dbt_build)
 
 
 def serve(connection) -> None:
@@ -56,11 +63,11 @@ def serve(connection) -> None:
             sessions.popitem(last=False)[1].close()
         unset = {name: None for name in os.environ if name not in job.env}
         try:
-            invocation = session.invoke(list(job.args), env={**unset, **job.env})
+            invocation = run_job(session, job, {**unset, **job.env})
             output = invocation.output
             if invocation.exception:
                 output += invocation.exception + "\n"
-            done = Done(invocation.returncode, output, tuple(invocation.events), invocation.parsed)
+            done = Done(invocation.returncode, output, tuple(invocation.events), invocation.parsed, invocation.replayed)
         except Exception as error:  # noqa: BLE001 (the test that asked sees it)
             done = Done(2, f"the dbt worker failed: {error!r}\n", (), None)
         try:
@@ -69,6 +76,16 @@ def serve(connection) -> None:
             break
     for session in sessions.values():
         session.close()
+
+
+def run_job(session, job: Job, env: dict[str, str | None]):
+    """The job's dbt command in session: a planned build through runlens.dbt_build."""
+    if not job.planned:
+        return session.invoke(list(job.args), env=env)
+    from runlens import dbt_build
+
+    raw, database = Path(job.env["RUNLENS_RAW_DIR"]), Path(job.env["RUNLENS_DB"])
+    return dbt_build.build(session, raw, database, list(job.args), env)
 
 
 class Worker:
@@ -118,6 +135,8 @@ def log_build(job: Job, done: Done, seconds: float) -> None:
         "seconds": round(seconds, 3),
         "returncode": done.returncode,
         "parsed": done.parsed,
+        "planned": job.planned,
+        "replayed": done.replayed,
     }
     with open(path, "a", encoding="utf-8") as log:
         log.write(json.dumps(record) + "\n")

@@ -174,27 +174,38 @@ def in_own_process(args: tuple[str, ...]) -> bool:
 
 
 def run_dbt(
-    project: Path | Project, raw_dir: Path, database: Path, *args: str, env: dict[str, str] | None = None
+    project: Path | Project,
+    raw_dir: Path,
+    database: Path,
+    *args: str,
+    env: dict[str, str] | None = None,
+    planned: bool = False,
 ) -> subprocess.CompletedProcess:
     """Run dbt in project (a copy's folder, or a kind of copy: one of the session's) over raw_dir
     into database (DuckDB; `env` may choose another target's settings); returns what a finished
-    dbt process would: its exit status and dbt's log lines (info and above) as stdout."""
+    dbt process would: its exit status and dbt's log lines (info and above) as stdout. planned: a
+    DuckDB build runs as `runlens build` runs it, dbt's recorded plan for the same situation when
+    there is one (tests/dbt_workers.py); dbt's own log lines are then only its errors."""
     if isinstance(project, Project):
         with project_copies().checkout(project) as copy:
-            return run_dbt(copy, raw_dir, database, *args, env=env)
+            return run_dbt(copy, raw_dir, database, *args, env=env, planned=planned)
     if in_own_process(args):
         return subprocess.run(
             **dbt_process(project, raw_dir, database, *args, env=env), capture_output=True, text=True, check=False
         )
     database.parent.mkdir(parents=True, exist_ok=True)
-    done = WORKERS.run(Job(str(project), tuple(args), environment(raw_dir, database, env)))
+    planned = planned and args[:1] == ("build",) and not any(arg in ("--target", "-t") for arg in args)
+    done = WORKERS.run(Job(str(project), tuple(args), environment(raw_dir, database, env), planned))
     return subprocess.CompletedProcess(["dbt", *args], done.returncode, done.output, "")
 
 
-def build(project: Path | Project, raw_dir: Path, database: Path, *args: str) -> subprocess.CompletedProcess:
-    """A refresh (`dbt build` of the models and data tests) that must succeed: fails the test with
-    dbt's output otherwise."""
-    result = run_dbt(project, raw_dir, database, *REFRESH, *args)
+def build(
+    project: Path | Project, raw_dir: Path, database: Path, *args: str, planned: bool = True
+) -> subprocess.CompletedProcess:
+    """A refresh that must succeed (the models and data tests): fails the test with dbt's output
+    otherwise. As `runlens build` runs it (dbt's recorded plan when there is one), whose marts are
+    those of a plain `dbt build` (tests/test_plans.py); planned=False: dbt's own build."""
+    result = run_dbt(project, raw_dir, database, *REFRESH, *args, planned=planned)
     if result.returncode != 0:
         raise AssertionError(f"dbt build failed over {raw_dir}:\n{result.stdout[-6000:]}\n{result.stderr[-3000:]}")
     return result

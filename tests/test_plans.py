@@ -110,12 +110,12 @@ def both_ways(request, plans_recorded, tmp_path_factory):
     dbt_raw, plan_raw = fixture_copy(dbt_folder, fixture), fixture_copy(plan_folder, fixture)
     dbt_db, plan_db = dbt_folder / DATABASE, plan_folder / DATABASE
     marts, replayed = {}, []
-    build(PLANS_PROJECT, dbt_raw, dbt_db)
+    build(PLANS_PROJECT, dbt_raw, dbt_db, planned=False)
     replayed += runlens_build(plan_raw, plan_db, plans_recorded)["replayed"]
     marts["whole"] = snapshot(dbt_db), snapshot(plan_db)
     change(dbt_raw, fixture)
     change(plan_raw, fixture)
-    build(PLANS_PROJECT, dbt_raw, dbt_db)
+    build(PLANS_PROJECT, dbt_raw, dbt_db, planned=False)
     replayed += runlens_build(plan_raw, plan_db, plans_recorded)["replayed"]
     marts["refreshed"] = snapshot(dbt_db), snapshot(plan_db)
     return {
@@ -140,7 +140,7 @@ def test_the_plans_give_every_mart_dbt_gives(both_ways, when):
 def test_dbt_after_the_plans_and_the_plans_after_dbt_change_nothing(both_ways, plans_recorded, tmp_path):
     by_dbt, _ = both_ways["marts"]["refreshed"]
     plan_raw, plan_db = both_ways["plan"]
-    build(PLANS_PROJECT, plan_raw, plan_db)  # a plain dbt build over the plans' database
+    build(PLANS_PROJECT, plan_raw, plan_db, planned=False)  # a plain dbt build over the plans' database
     assert snapshot(plan_db) == by_dbt
     dbt_raw, dbt_db = both_ways["dbt"]
     copy = copy_database(dbt_db, tmp_path / "copy")
