@@ -7,7 +7,18 @@
     deletes those groups' rows, and the model computes them again from their runs. As with the
     per-run models (macros/run_versions.sql), a build that failed half way leaves the rollup's
     newest computed_at where it was, so the next build catches up, and a full build computes
-    every group. -#}
+    every group. A rollup computed with dbt vars names them (computed_with): each row keeps their
+    values, and a build with other values deletes every row, so that it computes every group
+    again, as a full build would. -#}
+
+{#- The values of the named dbt vars, as JSON text with sorted keys: what a row was computed with. -#}
+{% macro settings_text(var_names) -%}
+    {%- set values = {} -%}
+    {%- for name in var_names | sort -%}
+        {%- do values.update({name: var(name)}) -%}
+    {%- endfor -%}
+    {{ return(tojson(values, sort_keys=true)) }}
+{%- endmacro %}
 
 {#- The groups (collection, task) of the runs that changed after the newest computed_at this model
     holds (every group when it is empty). -#}
@@ -42,11 +53,15 @@
     {%- endif %}
 {%- endmacro %}
 
-{#- Pre-hook: forget the rows of the groups that changed since this model last computed. -#}
-{% macro delete_rows_of_changed_groups(task_column=none) -%}
+{#- Pre-hook: forget the rows of the groups that changed since this model last computed, and every
+    row when computed_with (var names) says the vars it was computed with have other values now. -#}
+{% macro delete_rows_of_changed_groups(task_column=none, computed_with=none) -%}
     {% if is_incremental() -%}
-        {{ runlens.require_computed_at() }}
+        {{ runlens.require_computed_at(['computed_with'] if computed_with else []) }}
         delete from {{ this }}
         where {{ runlens.is_group_to_compute('collection', task_column) }}
+        {%- if computed_with %}
+            or computed_with != {{ runlens.string_literal(runlens.settings_text(computed_with)) }}
+        {%- endif %}
     {%- endif %}
 {%- endmacro %}

@@ -74,14 +74,14 @@
 {#- A table an earlier runlens built without computed_at (a mart that was rebuilt whole then)
     cannot be refreshed by run: stop with the words of dbt's on_schema_change failure, which
     `runlens build` answers with a full refresh (runlens/build.py, OUT_OF_SYNC). -#}
-{% macro require_computed_at() -%}
+{% macro require_computed_at(also=[]) -%}
     {%- if execute -%}
         {%- set names = adapter.get_columns_in_relation(this) | map(attribute='name') | map('lower') | list -%}
-        {%- if 'computed_at' not in names -%}
+        {%- for column in ['computed_at'] + also if column not in names -%}
             {{ exceptions.raise_compiler_error(
                 "The source and target schemas on this incremental model are out of sync: " ~ this
-                ~ " has no computed_at column (an earlier runlens built it); build it again with --full-refresh"
+                ~ " has no " ~ column ~ " column (an earlier runlens built it); build it again with --full-refresh"
             ) }}
-        {%- endif -%}
+        {%- endfor -%}
     {%- endif -%}
 {%- endmacro %}

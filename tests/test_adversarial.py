@@ -119,7 +119,7 @@ def scratch(builds: Prebuilds, name: str, files: dict[str, list]) -> tuple[Path,
 
 def scratch_build(builds: Prebuilds, name: str, files: dict[str, list], kind: Project) -> Outcome:
     raw, database = scratch(builds, name, files)
-    return Outcome(run_dbt(kind, raw, database, *REFRESH), database)
+    return Outcome(run_dbt(kind, raw, database, *REFRESH, planned=True), database)
 
 
 def rows(db, sql: str, *params) -> list[dict]:

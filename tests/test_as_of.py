@@ -25,7 +25,9 @@ def as_of_refresh(builds: Prebuilds):
     """The faulty fixture's build, copied, then refreshed with another as-of time."""
     raw, database = copy_of_faulty_build(builds.result("faulty_build"), builds.mktemp("as_of"))
     before = tables(database)
-    result = run_dbt(FAULTY_PROJECT, raw, database, *REFRESH, env={"RUNLENS_AS_OF": "2025-06-01T00:00:00Z"})
+    result = run_dbt(
+        FAULTY_PROJECT, raw, database, *REFRESH, env={"RUNLENS_AS_OF": "2025-06-01T00:00:00Z"}, planned=True
+    )
     assert result.returncode == 0, result.stdout[-4000:]
     return before, tables(database)
 

@@ -6,10 +6,11 @@ in its baseline: a regression at 10%, none at 30%)."""
 from __future__ import annotations
 
 import duckdb
-from conftest import SAMPLE, SAMPLE_PROJECT
-from pipeline import DATABASE, build
+from conftest import SAMPLE, SAMPLE_PROJECT, copy_database
+from pipeline import DATABASE, build, rounded
 from prebuilt import Prebuilds, prebuilt
 
+from runlens.mart_catalog import compared_query
 from runlens.report.render import render_reports
 
 OTHER_VARS = (
@@ -49,3 +50,23 @@ def test_the_pages_state_the_vars_the_marts_were_built_with(sample_build, other_
         assert connection.sql(
             "select regression_threshold, regression_min_runs, stall_multiple, stall_min_seconds from dim_build"
         ).fetchall() == [(0.3, 2, 4.5, 1200.0)]
+
+
+# straggler vars under which the sample's stragglers differ from the defaults' (checked below)
+STRAGGLER_VARS = "{straggler_robust_z: 1.5, straggler_wall_multiple: 1.1, straggler_min_excess_seconds: 1}"
+
+
+def stragglers(database) -> list[tuple]:
+    with duckdb.connect(str(database), read_only=True) as connection:
+        return rounded(connection.sql(compared_query("fct_run_stragglers")).fetchall())
+
+
+def test_a_refresh_with_other_straggler_vars_judges_every_run_again(sample_build, tmp_path):
+    """fct_run_stragglers is incremental by task: a refresh with other straggler vars, its logs
+    unchanged, gives the rows a fresh build with those vars gives, not the rows it kept."""
+    refreshed = copy_database(sample_build.database, tmp_path / "refreshed")
+    build(SAMPLE_PROJECT, SAMPLE, refreshed, "--vars", STRAGGLER_VARS)
+    fresh = tmp_path / "fresh" / DATABASE
+    build(SAMPLE_PROJECT, SAMPLE, fresh, "--vars", STRAGGLER_VARS)
+    assert stragglers(fresh) != stragglers(sample_build.database)  # the vars change the verdicts
+    assert stragglers(refreshed) == stragglers(fresh)

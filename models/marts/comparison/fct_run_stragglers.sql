@@ -222,5 +222,6 @@ final as (
 select
     *,
     is_slow_overall or has_outlier_interval as is_straggler,
-    {{ runlens.build_started_at() }} as computed_at
+    {{ runlens.build_started_at() }} as computed_at,
+    {{ runlens.string_literal(runlens.settings_text(runlens.straggler_vars())) }} as computed_with
 from final
