@@ -23,8 +23,11 @@ OUTCOME_COUNT = re.compile(r"(\d+) (" + "|".join(OUTCOMES) + r")\b")
 
 
 def ci_environment(clone: Path) -> dict[str, str]:
-    """What .ci/run exports before `make test`, and what the Makefile exports to pytest."""
+    """What .ci/run exports before `make test`, and what the Makefile exports to pytest; and the
+    clone first on the import path, so that the installed venv's `runlens` command, which the tests
+    run, loads the clone's code (the clone is then the checkout it runs in), not the repository's."""
     return {
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(clone), os.environ.get("PYTHONPATH")])),
         "RUNLENS_PG_HOST": "127.0.0.1",
         "RUNLENS_PG_PORT": os.environ.get("RUNLENS_PG_PORT", "54329"),
         "RUNLENS_PG_USER": "runlens",
@@ -32,6 +35,8 @@ def ci_environment(clone: Path) -> dict[str, str]:
         "SPARK_LOCAL_IP": "127.0.0.1",
         "TZ": "UTC",
         "RUNLENS_REQUIRE_ENGINES": "1",
+        "RUNLENS_REQUIRE_FRAMEWORKS": "1",
+        "RUNLENS_REQUIRE_IMPORTERS": "1",
         "DBT_PROFILES_DIR": str(clone),
         "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
     }

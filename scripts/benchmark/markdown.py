@@ -270,6 +270,8 @@ def _test_suite(report: dict) -> list[str]:
         f"pytest: `{tests.get('summary') or 'no summary line'}`",
         "",
     ]
+    if tests.get("status"):  # what happened to the step, said by whoever re-rendered
+        lines += [tests["status"], ""]
     return lines
 
 

@@ -12,17 +12,38 @@ the sample and on 1M lines shows.
 
 from __future__ import annotations
 
+import os
 import shutil
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from build import REFRESH as DBT_BUILD
+from pipeline import environment
 
 from engines.connections import postgres_connection, postgres_settings
 from engines.parity import compare, load_marts, read_duckdb, read_postgres, read_spark
 from runlens.raw_logs.postgres_reader import refresh as read_into_postgres
 
 ENGINES = ("postgres", "spark")
+
+
+@contextmanager
+def as_of_of_the_builds(raw: Path, reference: Path) -> Iterator[None]:
+    """The PostgreSQL reader runs in this process and reads the as-of pin from its environment:
+    give it the one every dbt build of the bench gets (tests/pipeline.py's environment), as
+    DuckDB's reference had it; without it, the live runs were judged as of the load's own time."""
+    name = "RUNLENS_AS_OF"
+    before = os.environ.get(name)
+    os.environ[name] = environment(raw, reference)[name]
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = before
 
 
 def _parity(reference: Path, candidate, engine: str) -> dict:
@@ -46,7 +67,8 @@ def _postgres(meter, project: Path, raw: Path, reference: Path, label: str) -> d
         for name in (schema, schema + "_raw"):
             cursor.execute(f'drop schema if exists "{name}" cascade')
     started = time.perf_counter()
-    summary = read_into_postgres(connection, str(raw), schema + "_raw")
+    with as_of_of_the_builds(raw, reference):
+        summary = read_into_postgres(connection, str(raw), schema + "_raw")
     load_seconds = round(time.perf_counter() - started, 3)
     connection.close()
     figures = meter.dbt(
