@@ -273,6 +273,29 @@ def test_a_resumed_run_writes_a_new_run_start_and_carries_its_profile_on(tmp_pat
     assert final == {**final, "wall_seconds": 15.0, "sections": {"train_step": 15.0}}
 
 
+def test_train_start_is_written_once_a_session_with_the_step_training_starts_from(tmp_path, clocks):
+    path = tmp_path / "run.jsonl"
+    first = start_run(path, collection="c", task="t")
+    clocks.advance(4)  # set-up
+    first.train_start(step=0)
+    clocks.advance(10)
+    first.checkpoint(100)
+    first.close()  # the process dies
+    clocks.advance(60)
+    with start_run(path, collection="c", task="t") as second:
+        clocks.advance(2)  # set-up again, the checkpoint restored
+        second.train_start(step=100)
+        with pytest.raises(RunLogError, match=r"train_start\(\) twice in one session of run 'run'"):
+            second.train_start(step=100)
+    lines = [(event["event"], event["ts"][11:19], event.get("step")) for event in events(path)]
+    assert lines[:2] == [("run_start", "00:00:00", None), ("train_start", "00:00:04", 0)]
+    assert lines[4:6] == [("run_start", "00:01:14", None), ("train_start", "00:01:16", 100)]
+    assert [kind for kind, _, _ in lines].count("train_start") == 2
+    validator = jsonschema.Draft202012Validator(SCHEMA)
+    for event in events(path):
+        validator.validate(event)
+
+
 def test_a_truncated_last_line_stays_a_line_of_its_own(tmp_path, clocks):
     path = tmp_path / "run.jsonl"
     with start_run(path, collection="c", task="t") as log:
@@ -557,6 +580,9 @@ def ended(tmp_path: Path) -> RunLog:
         (lambda tmp: RunLog(tmp / "run.jsonl").run_end(), RunLogError, r"run_end\(\) before run_start"),
         (lambda tmp: RunLog(tmp / "run.jsonl").open_section("x"), RunLogError, "a section before run_start"),
         (lambda tmp: ended(tmp).checkpoint(1), RunLogError, r"checkpoint\(\) after run_end"),
+        (lambda tmp: RunLog(tmp / "run.jsonl").train_start(), RunLogError, r"train_start\(\) before run_start"),
+        (lambda tmp: ended(tmp).train_start(), RunLogError, r"train_start\(\) after run_end"),
+        (lambda tmp: started(tmp).train_start(step=-3), ValueError, "step must be >= 0, not -3"),
         (lambda tmp: started(tmp).run_start("c", "t"), RunLogError, r"run_start\(\) while run 'run' is active"),
         (lambda tmp: started(tmp).checkpoint(-1), ValueError, "step must be >= 0, not -1"),
         (lambda tmp: started(tmp).checkpoint(2.0), TypeError, "step must be an integer, not float"),

@@ -40,7 +40,7 @@ from writer_trainings import (
 )
 
 SCHEMA = json.loads((REPO / "models" / "staging" / "runlens_event.schema.json").read_text(encoding="utf-8"))
-MARKERS = ("run_start", "checkpoint", "epoch_end", "run_end")
+MARKERS = ("run_start", "train_start", "checkpoint", "epoch_end", "run_end")
 MARKER_FIELDS = ("step", "epoch", "status")
 MARKER_TOLERANCE_SECONDS = 0.05
 SECTION_TOLERANCE_SHARE = 0.05

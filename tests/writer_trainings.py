@@ -52,6 +52,11 @@ class Record:
     def mark(self, event: str, **fields) -> None:
         self.marks.append((event, fields, time.time()))
 
+    def mark_training_start(self, step: int) -> None:
+        """train_start, at the first training step's start of the session (once)."""
+        if not any(event == "train_start" for event, _, _ in self.marks):
+            self.mark("train_start", step=step)
+
     def begin(self, section: str) -> None:
         self._open[section] = time.monotonic()
 
@@ -183,6 +188,7 @@ def train_lightning(folder: Path) -> Training:
             record.mark("run_start")
 
         def on_train_batch_start(self, trainer, pl_module, batch, batch_idx):
+            record.mark_training_start(trainer.global_step)
             record.begin("train_step")
 
         def on_train_batch_end(self, trainer, pl_module, outputs, batch, batch_idx):
@@ -261,6 +267,7 @@ def train_transformers(folder: Path) -> Training:
             record.mark("run_start")
 
         def on_step_begin(self, args, state, control, **kwargs):
+            record.mark_training_start(state.global_step)
             record.begin("train_step")
 
         def on_step_end(self, args, state, control, **kwargs):
@@ -385,6 +392,7 @@ def train_keras(folder: Path) -> Training:
             record.begin("data_loading")
 
         def on_train_batch_begin(self, batch, logs=None):
+            record.mark_training_start(0)  # a fresh fit: the optimizer has taken no step
             record.end("data_loading")
             record.begin("train_step")
 
@@ -446,6 +454,8 @@ def train_plain_loop(folder: Path) -> Training:
     step = 0
     with start_run(log_path, collection=COLLECTION, task="plain_loop", config=config) as log:
         record.mark("run_start")
+        log.train_start(step=0)
+        record.mark("train_start", step=0)
         for epoch in range(EPOCHS):
             for batch_features, batch_targets in log.timed(TimedBatches(loader, record)):
                 with log.section("train_step"), record.span("train_step"):

@@ -8,6 +8,8 @@ on the files it writes like on any other log; writer/README.md shows every line 
 
     with runlens_writer.start_run("logs/run-42.jsonl", collection="sweep-3", task="cifar10",
                                   config={"lr": 3e-4, "optimizer": {"name": "adamw"}}) as log:
+        model, loader = set_up(...)                      # start-up: run_start to train_start
+        log.train_start(step=0)                          # the first training step begins
         for epoch in range(epochs):
             for batch in log.timed(loader):              # section "data_loading"
                 with log.section("train_step"):
@@ -21,10 +23,16 @@ on the files it writes like on any other log; writer/README.md shows every line 
     # when an exception leaves it, which is then re-raised)
 
 Events. One JSON object per line, written in full or not at all: ``run_start`` (collection, task,
-config), ``checkpoint`` (step), ``epoch_end`` (epoch, step), ``run_end`` (status) and ``profile``
-(wall_seconds, sections). Every line starts with ``run_id``, ``event`` and ``ts``: an RFC 3339 UTC
-time with microseconds from time.time(), strictly increasing within one RunLog. ``run_id`` is the
-file's stem unless given.
+config), ``train_start`` (step), ``checkpoint`` (step), ``epoch_end`` (epoch, step), ``run_end``
+(status) and ``profile`` (wall_seconds, sections). Every line starts with ``run_id``, ``event`` and
+``ts``: an RFC 3339 UTC time with microseconds from time.time(), strictly increasing within one
+RunLog. ``run_id`` is the file's stem unless given.
+
+Training's start. ``train_start(step)`` marks where a session's set-up ends and its first
+training step begins (model and data set-up, compilation, warm-up, a checkpoint restored): once
+per session, after run_start; on a resume, ``step`` is the step of the checkpoint it restored.
+runlens measures each session's start-up as run_start to train_start, and the training redone
+after a crash as the time from that checkpoint to the crash.
 
 Sections. ``section(name)`` sums wall seconds per name with a monotonic clock, from run_start on.
 The rule for nested or overlapping sections: at every moment the time belongs to the most
@@ -93,8 +101,9 @@ NaN and infinities (strict JSON has none) and strings that are not valid Unicode
 written until the whole line is valid, so bad input never leaves a broken line.
 
 Bad use raises at once: RunLogError for calls out of order (a checkpoint or section before
-run_start or after run_end, run_start twice), ValueError or TypeError for bad values (a negative
-or non-integer step, an empty collection, a path runlens would not read).
+run_start or after run_end, run_start twice, train_start twice in one session), ValueError or
+TypeError for bad values (a negative or non-integer step, an empty collection, a path runlens
+would not read).
 """
 
 from __future__ import annotations
@@ -249,6 +258,7 @@ class RunLog:
         self._carried: tuple[int, dict[str, int]] | None = None  # profile totals of earlier sessions
         self._collective: dict[str, bool] | None = None  # section name -> collective, over the sessions
         self._last_ts_us = 0
+        self._training = False  # train_start written in this session
 
     # -- the events ------------------------------------------------------------------------
 
@@ -276,7 +286,22 @@ class RunLog:
             carried_wall, carried_sections = self._carried or (0, {})
             self._clock = _SectionClock(carried_wall, carried_sections)
             self._state = "active"
+            self._training = False
             self._write("run_start", fields, sync=True)
+
+    def train_start(self, step: int | None = None) -> None:
+        """Write train_start where this session's first training step begins, after its set-up
+        (model and data set-up, compilation, a restored checkpoint); `step`: the step training starts
+        from (on a resume, the restored checkpoint's). Once per session."""
+        fields = {} if step is None else {"step": _non_negative_int(step, "step")}
+        with self._lock:
+            self._require_active("train_start()")
+            if self._training:
+                raise RunLogError(
+                    f"train_start() twice in one session of run {self.run_id!r}: call it once, before the first step"
+                )
+            self._training = True
+            self._write("train_start", fields)
 
     def checkpoint(self, step: int) -> None:
         """Write a checkpoint marker (call it once the checkpoint is saved) and the profile so far."""
@@ -361,6 +386,11 @@ class RunLog:
     def is_active(self) -> bool:
         """True between run_start and run_end."""
         return self._state == "active"
+
+    @property
+    def is_training(self) -> bool:
+        """True once train_start() was written in the current session."""
+        return self._state == "active" and self._training
 
     @property
     def is_writing(self) -> bool:

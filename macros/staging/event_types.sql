@@ -3,9 +3,9 @@
     an unknown_event reject (a name of no sensible form, or one that resembles a runlens type: a
     likely typo). The rules are documented in models/staging/input_contract.md, "Event types". -#}
 
-{#- The five event types of the input contract. -#}
+{#- The six event types of the input contract. -#}
 {% macro runlens_event_types() -%}
-    {{ return(['run_start', 'checkpoint', 'epoch_end', 'run_end', 'profile']) }}
+    {{ return(['run_start', 'train_start', 'checkpoint', 'epoch_end', 'run_end', 'profile']) }}
 {%- endmacro %}
 
 {#- The aliases: the dbt var `event_aliases`, else the environment variable RUNLENS_EVENT_ALIASES,
@@ -71,7 +71,7 @@
     {%- endif -%}
 {%- endmacro %}
 
-{#- True when the event type is one of runlens's five. -#}
+{#- True when the event type is one of runlens's six. -#}
 {% macro is_runlens_event_type(event_type) -%}
     {{ event_type }} in ('{{ runlens.runlens_event_types() | join("', '") }}')
 {%- endmacro %}

@@ -8,6 +8,8 @@ Markers, at the moments Keras does the work:
 - ``run_start`` at ``on_train_begin``, with ``config=`` if given (Keras keeps no hyperparameters);
   when the distribution set by ``keras.distribution.set_distribution`` spans several processes, its
   process is the rank and its ``num_processes`` the world size (else the writer's own rules);
+- ``train_start`` (step: the optimizer's ``iterations``, the restored count on a resume) at the
+  first ``on_train_batch_begin``, once the set-up and the first batch are done;
 - ``checkpoint`` once ``model.save`` or ``model.save_weights`` returns during the fit, whoever calls
   it (ModelCheckpoint or your own callback), with the cumulative profile; the step is the
   optimizer's ``iterations``;
@@ -71,6 +73,8 @@ class RunlensKerasCallback(keras.callbacks.Callback):
         self._phase.switch("data_loading")
 
     def on_train_batch_begin(self, batch, logs=None) -> None:
+        if self.run_log.is_active and not self.run_log.is_training:
+            self.run_log.train_start(step=self._global_step())
         self._phase.switch("train_step", collective=self._ranked)
 
     def on_train_batch_end(self, batch, logs=None) -> None:

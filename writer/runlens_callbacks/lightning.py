@@ -7,6 +7,8 @@ Markers, at the moments Lightning does the work:
 - ``run_start`` at ``on_fit_start``, with ``config=`` or else the module's ``hparams`` (values that
   are not JSON written as their ``str()``); the rank is ``trainer.global_rank`` and the world size
   ``trainer.world_size``;
+- ``train_start`` (step = ``trainer.global_step``: the restored checkpoint's on a resume) at the
+  fit's first ``on_train_batch_start``, once its set-up, sanity check and first batch are done;
 - ``checkpoint`` (step = ``trainer.global_step``) when ``Trainer.save_checkpoint`` has written the
   file, whoever called it (ModelCheckpoint or you), with the cumulative profile;
 - ``epoch_end`` (epoch = ``trainer.current_epoch``, 0-based; step) at ``on_train_epoch_end``;
@@ -88,6 +90,8 @@ class RunlensLightningCallback(pl.Callback):
         self.run_log.run_start(self._collection, self._task, config)
 
     def on_train_batch_start(self, trainer, pl_module, batch, batch_idx) -> None:
+        if self.run_log.is_active and not self.run_log.is_training:
+            self.run_log.train_start(step=trainer.global_step)
         self._train_step.switch("forward" if self._ranked else "train_step")
 
     def on_before_backward(self, trainer, pl_module, loss) -> None:

@@ -6,6 +6,8 @@ Markers, from the Trainer's callback events:
 
 - ``run_start`` at ``on_train_begin``, with ``config=`` or else ``args.to_sanitized_dict()``; the rank
   is ``args.process_index`` and the world size ``args.world_size``;
+- ``train_start`` (step = ``state.global_step``: the restored checkpoint's on a resume) at the
+  first ``on_step_begin``, once the set-up and the first step's batches are done;
 - ``checkpoint`` (step = ``state.global_step``) at ``on_save``, which the Trainer calls once the
   checkpoint folder is written, with the cumulative profile;
 - ``epoch_end`` (the 0-based epoch; step) at ``on_epoch_end``;
@@ -78,6 +80,8 @@ class RunlensTrainerCallback(TrainerCallback):
         self._phase.switch("data_loading")
 
     def on_step_begin(self, args, state, control, **kwargs) -> None:
+        if self.run_log.is_active and not self.run_log.is_training:
+            self.run_log.train_start(step=state.global_step)
         self._phase.switch("train_step", collective=self._ranked)
 
     def on_step_end(self, args, state, control, **kwargs) -> None:
