@@ -78,13 +78,14 @@ measured as (
         arrival_totals.synchronizing_markers,
         arrival_totals.arrival_lost_seconds,
         busy_totals.busy_lost_seconds,
-        case
-            when busy_totals.busy_lost_seconds > arrival_totals.arrival_lost_seconds then 'busy_time' else 'arrival'
-        end as lost_basis,
-        greatest(arrival_totals.arrival_lost_seconds, coalesce(busy_totals.busy_lost_seconds, 0))
+        {{ runlens.lost_basis('arrival_totals.arrival_lost_seconds', 'busy_totals.busy_lost_seconds') }}
+            as lost_basis,
+        {{ runlens.lost_to_slowest('arrival_totals.arrival_lost_seconds', 'busy_totals.busy_lost_seconds') }}
             as lost_to_slowest_seconds,
         case
-            when busy_totals.busy_lost_seconds > arrival_totals.arrival_lost_seconds
+            when
+                {{ runlens.lost_basis('arrival_totals.arrival_lost_seconds', 'busy_totals.busy_lost_seconds') }}
+                = 'busy_time'
                 then coalesce(busy_points.busy_points, 0)
             else arrival_totals.arrival_points
         end as straggler_points

@@ -176,10 +176,9 @@ final as (
         measured.busy_seconds,
         measured.busy_gap_seconds,
         cast(measured.times_busiest as {{ dbt.type_bigint() }}) as times_busiest,
-        greatest(measured.arrival_wait_seconds, coalesce(measured.busy_gap_seconds, 0)) as lost_waiting_seconds,
-        case
-            when measured.busy_gap_seconds > measured.arrival_wait_seconds then 'busy_time' else 'arrival'
-        end as lost_basis
+        {{ runlens.lost_to_slowest('measured.arrival_wait_seconds', 'measured.busy_gap_seconds') }}
+            as lost_waiting_seconds,
+        {{ runlens.lost_basis('measured.arrival_wait_seconds', 'measured.busy_gap_seconds') }} as lost_basis
     from measured
     left join runs on measured.run_id = runs.run_id
     left join declared_sizes on measured.run_id = declared_sizes.run_id
