@@ -240,6 +240,6 @@ def line_by_line(data: bytes) -> tuple[bytes, list[int]]:
 
 @pytest.mark.parametrize("chunk_bytes", [1, 5, 64, 16 * 1024])
 def test_utf8_checked_in_chunks_as_line_by_line(monkeypatch, chunk_bytes):
-    monkeypatch.setattr(reading, "CHUNK_BYTES", chunk_bytes)
+    monkeypatch.setattr(reading, "UTF8_CHECK_BYTES", chunk_bytes)
     for data in [*NASTY.values(), *RANDOM.values()]:
         assert reading.text_with_escaped_lines(data) == line_by_line(data)

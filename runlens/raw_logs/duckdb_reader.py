@@ -6,7 +6,7 @@ DuckDB reads a plain file itself (`read_blob`, handover.py decides which) and sp
 lines by the line rules in SQL (LINES_SQL); a file it cannot take whole (gzip, too large, not
 readable by this user, a name DuckDB would read as a pattern) or whose bytes are not valid UTF-8
 is read here (reading.py: decompressed, each invalid line escaped) and handed to DuckDB as text,
-a piece of at most CHUNK_BYTES at a time, to split the same way.
+a piece of at most handover.PIECE_BYTES at a time, to split the same way.
 """
 
 from __future__ import annotations

@@ -2,10 +2,10 @@
 
 DuckDB reads a plain file itself (`read_blob`, one file per thread at a time) when it can take
 the file whole: not gzip (its text readers cannot decompress), a regular file this user may read,
-no larger than CHUNK_BYTES (so one value never holds more than a chunk), and a path without the
+no larger than PIECE_BYTES (so one value never holds more than a chunk), and a path without the
 characters DuckDB would read as a glob pattern. Only a file that is not valid UTF-8 then comes
 back to Python. Every other file is read in Python (reading.py: decompressed, invalid lines
-escaped) and handed to DuckDB as text a piece of about CHUNK_BYTES at a time, each cut just after
+escaped) and handed to DuckDB as text a piece of about PIECE_BYTES at a time, each cut just after
 a line break (duckdb_reader.py). RUNLENS_READER=python sends every file the second way (tests
 compare the two).
 """
@@ -17,14 +17,14 @@ from collections.abc import Callable, Mapping
 
 from runlens.raw_logs.reading import UNREAD_REASONS
 
-CHUNK_BYTES = 32 * 1024 * 1024
+PIECE_BYTES = 32 * 1024 * 1024  # the most text DuckDB is handed in one value
 # what DuckDB's file readers take as a glob pattern (or its escape) in a path
 GLOB_CHARACTERS = frozenset("*?[]{}\\")
 
 
 def chunk_bytes(environ: Mapping[str, str] = os.environ) -> int:
-    """CHUNK_BYTES, or RUNLENS_CHUNK_BYTES (tests set it small, so every file is cut many times)."""
-    return int(environ.get("RUNLENS_CHUNK_BYTES") or CHUNK_BYTES)
+    """PIECE_BYTES, or RUNLENS_CHUNK_BYTES (tests set it small, so every file is cut many times)."""
+    return int(environ.get("RUNLENS_CHUNK_BYTES") or PIECE_BYTES)
 
 
 def native_reads(environ: Mapping[str, str] = os.environ) -> Callable[[dict], bool]:

@@ -16,7 +16,7 @@ from typing import NamedTuple
 
 from runlens.raw_logs.listing import NOT_A_REGULAR_FILE, UNSTATABLE
 
-CHUNK_BYTES = 16 * 1024  # text_with_escaped_lines checks UTF-8 in chunks of about this size
+UTF8_CHECK_BYTES = 16 * 1024  # text_with_escaped_lines checks UTF-8 in chunks of about this size
 ESCAPES = {byte: f"\\x{byte:02X}" for byte in range(256) if not (0x20 <= byte < 0x7F and byte not in b"\"'\\")}
 UNREAD_REASONS = {
     UNSTATABLE: "unreadable: cannot stat",
@@ -83,7 +83,7 @@ def text_with_escaped_lines(data: bytes) -> tuple[bytes, list[int]]:
     view, parts, invalid = memoryview(data), [], []
     copied, start, line_number = 0, 0, 1  # data[:copied] is in parts; line_number is the line at start
     while start < len(data):
-        end = data.find(b"\n", start + CHUNK_BYTES) + 1 or len(data)
+        end = data.find(b"\n", start + UTF8_CHECK_BYTES) + 1 or len(data)
         chunk = data[start:end]
         if is_utf8(chunk):
             line_number += chunk.count(b"\n")
