@@ -100,16 +100,18 @@ def changes_phrase(changes: list[str]) -> str:
     return f"{plural(len(changes), 'file')} changed ({shown})"
 
 
-def refresh_line(database: Path, seconds: float, rendered: list[str]) -> str:
-    """The one line a finished refresh prints, its figures read from the marts."""
+def refresh_line(database: Path, seconds: float, rendered: list[str], build_seconds: float | None = None) -> str:
+    """The one line a finished refresh prints, its figures read from the marts; with the build's
+    seconds, its time split between the build and the pages."""
     with duckdb.connect(str(database), read_only=True) as connection:
         lines = load_data_quality_totals(connection)
         runs = fetch(connection, "runs", Runs)[0]
     pages = ", ".join(rendered[:SHOWN_COLLECTIONS])
     if len(rendered) > SHOWN_COLLECTIONS:
         pages += f" and {len(rendered) - SHOWN_COLLECTIONS} more"
+    split = "" if build_seconds is None else f" (build {build_seconds:.1f} s, pages {seconds - build_seconds:.1f} s)"
     return (
-        f"runlens: {clock()} refreshed in {seconds:.1f} s: {plural(lines.files, 'log file')}, "
+        f"runlens: {clock()} refreshed in {seconds:.1f} s{split}: {plural(lines.files, 'log file')}, "
         f"{lines.accepted} lines accepted, {lines.rejected} rejected, "
         f"{runs.analyzed} runs analyzed, {runs.excluded} excluded; "
         f"pages: index{', ' + pages if pages else ''}"
@@ -151,6 +153,7 @@ class Watcher:
         if outcome.returncode != 0:
             self.phase = "watching"
             return False
+        built = time.perf_counter()
         self.phase, self.pages_behind = "rendering", True
         changed: list[str] = []
         try:
@@ -163,7 +166,7 @@ class Watcher:
         check_stop()
         self.refreshes += 1
         self.last_refresh, self.pages_behind, self.phase = clock(), False, "watching"
-        self.say(refresh_line(self.database, time.perf_counter() - started, changed))
+        self.say(refresh_line(self.database, time.perf_counter() - started, changed, built - started))
         return True
 
     def wait_for_change(self, interval: float, settle: float) -> tuple:

@@ -315,6 +315,11 @@ def test_watch_refreshes_the_pages_of_the_collections_that_changed(tmp_path):
         second = read_line(process, 300)
         assert "refreshed in" in second and "9 log files" in second and "7 runs analyzed" in second, second
         assert second.rstrip().endswith("pages: index, fixture/gamma"), second
+        # the refresh's seconds, split between the build and the pages (each rounded to 0.1 s)
+        total, build_part, pages_part = map(
+            float, re.search(r"refreshed in ([\d.]+) s \(build ([\d.]+) s, pages ([\d.]+) s\)", second).groups()
+        )
+        assert build_part > 0 and pages_part > 0 and abs(build_part + pages_part - total) <= 0.11, second
         assert (tmp_path / "pages" / "fixture-gamma" / "profile.md").exists()
         assert {path: path.stat().st_mtime_ns for path in pages} == pages  # the other pages are as they were
     finally:

@@ -211,12 +211,15 @@ def _watch_refresh(report: dict) -> list[str]:
             "beside the refresh's own figure from that line. Plans dbt recorded (it ran instead of a plan "
             f"replayed): {_plans_text(watch.get('plans_recorded'))}.",
             "",
-            "| refresh | wall s | the line's seconds |",
-            "|---|---|---|",
+            "| refresh | wall s | the line's seconds | of which the build | of which the pages |",
+            "|---|---|---|---|---|",
         ]
         for number, refresh in enumerate(watch["refreshes"], start=1):
-            lines.append(f"| {number} | {fmt(refresh['seconds'], 2)} | {fmt(refresh['refresh_seconds'], 1)} |")
-        lines += [f"| **median** | **{fmt(watch['seconds'], 2)}** | {fmt(watch['refresh_seconds'], 1)} |", ""]
+            lines.append(
+                f"| {number} | {fmt(refresh['seconds'], 2)} | {fmt(refresh['refresh_seconds'], 1)} | "
+                f"{fmt(refresh.get('build_seconds'), 1)} | {fmt(refresh.get('pages_seconds'), 1)} |"
+            )
+        lines += [f"| **median** | **{fmt(watch['seconds'], 2)}** | {fmt(watch['refresh_seconds'], 1)} | | |", ""]
     return lines
 
 

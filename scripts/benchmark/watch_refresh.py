@@ -32,6 +32,17 @@ from benchmark.measure import Meter
 from benchmark.scratch import remove
 
 REFRESHED = re.compile(r"refreshed in (\d+(?:\.\d+)?) s")
+SPLIT = re.compile(r"\(build (\d+(?:\.\d+)?) s, pages (\d+(?:\.\d+)?) s\)")  # the line's split, when it gives one
+
+
+def line_figures(line: str) -> dict:
+    """The refresh line's seconds, and its build and pages seconds when it gives them."""
+    figures = {"refresh_seconds": float(REFRESHED.search(line).group(1))}
+    if split := SPLIT.search(line):
+        figures["build_seconds"], figures["pages_seconds"] = float(split.group(1)), float(split.group(2))
+    return figures
+
+
 LINE_TIMEOUT_SECONDS = 600
 
 
@@ -95,13 +106,11 @@ def measure(
         result["first_refresh_seconds"] = round(time.perf_counter() - started, 3)
         plans["first_refresh"] = install.plans()
         seconds, line = new_file(runs)
-        result["warm_up"] = {"seconds": seconds, "refresh_seconds": float(REFRESHED.search(line).group(1))}
+        result["warm_up"] = {"seconds": seconds, **line_figures(line)}
         plans["warm_up"] = install.plans()
         for repeat in range(repeats):
             seconds, line = new_file(runs + 1 + repeat)
-            result["refreshes"].append(
-                {"seconds": seconds, "refresh_seconds": float(REFRESHED.search(line).group(1)), "line": line.strip()}
-            )
+            result["refreshes"].append({"seconds": seconds, **line_figures(line), "line": line.strip()})
         plans["repeats"] = install.plans()
         steps = list(plans)
         result["plans_recorded"] = {steps[i]: plans[steps[i]] - plans[steps[i - 1]] for i in range(1, len(steps))}
