@@ -30,6 +30,7 @@ FOLDERS = {
     "epochs": "Epochs and time by kind of interval (`models/marts/epochs/`)",
     "live": "Live sweeps, span and GPU-hours (`models/marts/live/`)",
     "ranks": "Runs with several ranks: arrival spread, waiting, straggling ranks (`models/marts/ranks/`)",
+    "goodput": "Goodput: what trained the model and what took the rest (`models/marts/goodput/`)",
     "data_quality": "Data quality of each collection (`models/marts/data_quality/`)",
 }
 

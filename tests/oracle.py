@@ -357,3 +357,46 @@ def concurrency(all_stretches: list[tuple[float, float]]) -> tuple[float, float,
         covering = sum(1 for a, b in all_stretches if a <= left and b >= right)
         peak = max(peak, covering)
     return instants[0], instants[-1], peak, sum(b - a for a, b in all_stretches)
+
+
+def goodput_timeline(line: Timeline, events: list[dict], live: dict[str, LiveRun], as_of: datetime) -> dict:
+    """The goodput buckets a run's sessions give on their own (def_goodput), from its raw events:
+    wall, down, redone and final_tail seconds, for logs without train_start (training begins at
+    each run_start, so start-up is 0). A session ends at its last event before the next run_start;
+    a disruption goes back to the latest checkpoint before it (the run's start without one)."""
+    run_events = sorted((e for e in events if e["run_id"] == line.run_id), key=lambda e: e["_at"])
+    starts = [at for event, _, at, _ in line.markers if event == "run_start"]
+    checkpoints = [at for event, _, at, _ in line.markers if event == "checkpoint"]
+    epoch_ends = [at for event, _, at, _ in line.markers if event == "epoch_end"]
+    state = live.get(line.run_id)
+    if line.ended_at is not None:
+        end = line.ended_at
+    elif state is not None and state.live_status == "running":
+        end = max(as_of, line.last_event_at)
+    else:
+        end = line.last_event_at
+    sessions = []
+    for index, start in enumerate(starts):
+        following = starts[index + 1] if index + 1 < len(starts) else None
+        if following is None:
+            session_end = end
+            disrupted = line.status == "failed" or (state is not None and state.live_status == "abandoned")
+        else:
+            session_end = max(e["_at"] for e in run_events if start <= e["_at"] < following)
+            disrupted = True
+        # a checkpoint before the restart; for the run's end, one at the end itself is kept too
+        kept_checkpoints = [at for at in checkpoints if (at < following if following else at <= end)]
+        restored = (max(kept_checkpoints) if kept_checkpoints else starts[0]) if disrupted else None
+        sessions.append((start, session_end, following, restored))
+    buckets = {"wall": seconds(starts[0], end), "down": 0.0, "redone": 0.0, "final_tail": 0.0}
+    for index, (start, session_end, following, _) in enumerate(sessions):
+        restores = [restored for _, _, _, restored in sessions[index:] if restored is not None]
+        kept_until = session_end
+        if restores and min(restores) < session_end:
+            kept_until = max(start, min(restores))
+            buckets["redone"] += seconds(kept_until, session_end)
+        if following is not None:
+            buckets["down"] += seconds(session_end, following)
+        if line.ended_at is not None and epoch_ends and max(epoch_ends) < kept_until:
+            buckets["final_tail"] += seconds(max(start, max(epoch_ends)), kept_until)
+    return buckets

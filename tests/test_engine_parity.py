@@ -1,7 +1,8 @@
 """The same models on PostgreSQL and Spark give the same marts as on DuckDB (issue 6).
 
-One raw folder holds the bundled sample (sample/), the faulty fixture (faulty/) and the generated
-runs with ranks (ranks/, tests/ranks_fixture.py), with a collections file that is all of theirs.
+One raw folder holds the bundled sample (sample/), the faulty fixture (faulty/), the generated
+runs with ranks (ranks/, tests/ranks_fixture.py) and the goodput fixture (goodput/,
+tests/goodput_fixture.py), with a collections file that is all of theirs.
 The real project is built over it on DuckDB (the reference), on PostgreSQL and on Spark; on each
 engine every dbt test (data and unit) must pass, and every mart of the other engines must equal
 DuckDB's row by row (scripts/engines/parity.py: floats to a relative 1e-9, timestamps in UTC). The
@@ -36,8 +37,9 @@ from runlens.raw_logs.postgres_reader import refresh as read_into_postgres
 FAULTY = REPO / "tests" / "fixtures" / "faulty"
 SAMPLE = REPO / "data" / "sample"
 RANKS = REPO / "tests" / "generated" / "ranks"
-DATASETS = {"sample": SAMPLE, "faulty": FAULTY, "ranks": RANKS}
-DESCRIBED = "the sample, the faulty fixture and the runs with ranks"
+GOODPUT = REPO / "tests" / "generated" / "goodput"
+DATASETS = {"sample": SAMPLE, "faulty": FAULTY, "ranks": RANKS, "goodput": GOODPUT}
+DESCRIBED = "the sample, the faulty fixture, the runs with ranks and the goodput fixture"
 MARTS = load_marts()
 REQUIRED = os.environ.get("RUNLENS_REQUIRE_ENGINES") == "1"
 SCHEMA = "runlens_parity"

@@ -14,6 +14,7 @@ from conftest import SAMPLE
 from oracle import (
     collection_stretches,
     concurrency,
+    goodput_timeline,
     live_runs,
     percentile,
     read_events,
@@ -52,11 +53,11 @@ def rows(sample_db, number: int) -> list[tuple]:
 
 
 def test_the_guide_has_its_questions():
-    assert len(QUESTIONS) == 21
+    assert len(QUESTIONS) == 23
     assert all(question.sql.strip().startswith("select") for question in QUESTIONS)
 
 
-@pytest.mark.parametrize("number", range(1, 22))
+@pytest.mark.parametrize("number", range(1, 24))
 def test_each_query_returns_the_answer_the_guide_shows(sample_db, number):
     question = QUESTIONS[number - 1]
     shown = question.answer.split("\n\n", 1)[1]  # after "Answer over the bundled sample:"
@@ -346,6 +347,42 @@ def test_21_each_collection_s_own_files(sample_db):
     assert got == {V2: (24, 0), V3: (39, 6), V4: (14, 0)}
 
 
+def test_22_a_collection_s_goodput(sample_db):
+    # v3 has no profiles, no ranks and no train_start: what its sessions leave is productive
+    parts = {"down": 0.0, "redone": 0.0, "final_tail": 0.0, "wall": 0.0}
+    for line in LINES.values():
+        if line.collection == V3:
+            for name, value in goodput_timeline(line, EVENTS, LIVE, AS_OF).items():
+                parts[name] += value
+    parts["productive"] = parts["wall"] - parts["down"] - parts["redone"] - parts["final_tail"]
+    expected = [
+        (name, round(parts[name] / 3600, 2), round(parts[name] / parts["wall"], 3))
+        for name in ("productive", "down", "redone", "final_tail")
+        if parts[name] > 0
+    ]
+    assert rows(sample_db, 22) == expected
+    assert parts["redone"] > 0 and parts["down"] > 0  # a failed run's lost training, a restart
+
+
+def test_23_what_restarts_cost(sample_db):
+    restarted = {
+        line.run_id: goodput_timeline(line, EVENTS, LIVE, AS_OF)
+        for line in LINES.values()
+        if sum(event == "run_start" for event, *_ in line.markers) > 1
+    }
+    expected = sorted(
+        (
+            -(parts["down"] + parts["redone"]),
+            run_id,
+            round(parts["down"] / 60, 1),
+            round(parts["redone"] / 60, 1),
+        )
+        for run_id, parts in restarted.items()
+    )
+    # no train_start in the sample: every resume's checkpoint is inferred
+    assert rows(sample_db, 23) == [(run_id, 1, down, redone, 1) for _, run_id, down, redone in expected]
+
+
 def first_starts() -> dict[str, tuple[str, str]]:
     """Each run's collection and task: those of its first run_start, read from the raw lines."""
     found: dict[str, tuple] = {}
@@ -368,6 +405,7 @@ def first_starts() -> dict[str, tuple[str, str]]:
         "fct_rejected_lines",
         "fct_run_profile_sections",
         "fct_live_runs",
+        "fct_run_goodput",
     ],
 )
 def test_a_mart_of_runs_or_finer_names_each_run_s_collection_and_task(sample_db, mart):

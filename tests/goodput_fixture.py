@@ -1,0 +1,186 @@
+"""The generated logs of the goodput breakdown (issue 31) in tests/generated/goodput.
+
+`python tests/goodput_fixture.py` writes them again (they are committed, so the parity test and
+tests/test_goodput.py read the same files). Every second of every run is planted here, one bucket
+at a time, so that each figure the tests expect is worked out by hand from these plans (collection
+goodput-a; times are seconds after the run's start):
+
+- `resume` (task resume, 2 GPUs): run_start 0, train_start 100 (start-up 100), checkpoints at step
+  100 (1100) and 200 (2100), a profile at 2600 and then a crash; run_start again at 3000 (down
+  400), train_start at 3150 from step 200 (start-up 150, of which the profile's `restore` section
+  takes 50), so the training from 2100 to 2600 is redone (500); checkpoint 300 at 4150, epoch_end
+  at 4200, run_end and the final profile at 4500 (final tail 300). Sections: train_step 2000,
+  checkpoint_save 120, validation_loss_eval 80 (evaluation, by the pattern `*_eval`), dataloader
+  60, restore 50. Training time 4500 - 250 - 400 - 500 - 300 = 3050: save 120, evaluation 80, data
+  loading 60, productive 2000, unattributed 790.
+- `failed` (task failed, 1 GPU): train_start 30 from step 0, checkpoint 50 at 500, run_end
+  `failed: RuntimeError` at 800: start-up 30, redone 300 (after the last checkpoint), productive
+  470 (no sections: all the rest).
+- `ranks` (task ranks, 4 GPUs): 2 ranks start at 0; train_start at 10 (rank 0) and 20 (rank 1):
+  start-up 20 (training begins at its last rank); rank 1 reaches checkpoints 10 and 20 30 s after
+  rank 0 (100/130, 230/260): 60 s lost to the slowest rank; run_end at 300: productive 220.
+- `live` (task live, 1 GPU): starts 1000 s before the as-of time (2025-03-10T12:00:00Z),
+  train_start at 40, checkpoint at 500, still running: wall 1000, start-up 40, productive 960.
+- `gone` (task gone, 1 GPU): train_start 10, checkpoints at 100 and 200, a last profile at 260,
+  then silence for nine days: abandoned; redone 60 (after its last checkpoint), productive 190.
+- `inferred` (task inferred, 1 GPU, no train_start): checkpoints 10 (100) and 20 (200), epoch_end
+  at 250, a crash, run_start at 400, checkpoint 30 at 600, run_end at 700: the restore is inferred
+  (the latest checkpoint, 200), so redone 50 and down 150; start-up unmeasured (0, two sessions);
+  the final tail after the epoch_end at 250 is the kept training after it, 400 to 700: 300;
+  productive 700 - 150 - 50 - 300 = 200.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+FOLDER = Path(__file__).parent / "generated" / "goodput"
+BASE = datetime(2025, 3, 1, tzinfo=UTC)
+AS_OF = datetime(2025, 3, 10, 12, tzinfo=UTC)  # the sample's as-of time, which every test build uses
+COLLECTION = "goodput-a"
+
+
+def ts(at: datetime) -> str:
+    return at.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def run_lines(run_id: str, start: datetime, events: list[tuple]) -> list[str]:
+    """One line per (seconds after start, event, fields)."""
+    lines = []
+    for seconds, event, fields in events:
+        record = {"run_id": run_id, "event": event, "ts": ts(start + timedelta(seconds=seconds)), **fields}
+        lines.append(json.dumps(record, separators=(",", ":")))
+    return lines
+
+
+def starts(task: str, gpus: int) -> dict:
+    return {"collection": COLLECTION, "task": task, "resources": {"gpus": gpus}}
+
+
+def resume() -> list[str]:
+    sections_at_crash = {"train_step": 1500.0, "checkpoint_save": 80.0, "validation_loss_eval": 50.0}
+    sections = {
+        "train_step": 2000.0,
+        "checkpoint_save": 120.0,
+        "validation_loss_eval": 80.0,
+        "dataloader": 60.0,
+        "restore": 50.0,
+    }
+    return run_lines(
+        "resume",
+        BASE,
+        [
+            (0, "run_start", starts("resume", 2)),
+            (100, "train_start", {"step": 0}),
+            (1100, "checkpoint", {"step": 100}),
+            (2100, "checkpoint", {"step": 200}),
+            (2600, "profile", {"wall_seconds": 2600.0, "sections": sections_at_crash, "final": False}),
+            (3000, "run_start", starts("resume", 2)),
+            (3150, "train_start", {"step": 200}),
+            (4150, "checkpoint", {"step": 300}),
+            (4200, "epoch_end", {"epoch": 0, "step": 300}),
+            (4500, "profile", {"wall_seconds": 4100.0, "sections": sections, "final": True}),
+            (4500, "run_end", {"status": "completed"}),
+        ],
+    )
+
+
+def failed() -> list[str]:
+    return run_lines(
+        "failed",
+        BASE + timedelta(hours=2),
+        [
+            (0, "run_start", starts("failed", 1)),
+            (30, "train_start", {"step": 0}),
+            (500, "checkpoint", {"step": 50}),
+            (800, "run_end", {"status": "failed: RuntimeError"}),
+        ],
+    )
+
+
+def ranks() -> list[str]:
+    start = BASE + timedelta(hours=3)
+    lines = []
+    for rank, late in ((0, 0), (1, 30)):
+        identity = {"rank": rank, "world_size": 2}
+        run_start = {**identity, **(starts("ranks", 4) if rank == 0 else {"collection": COLLECTION, "task": "ranks"})}
+        lines += run_lines(
+            "ranks",
+            start,
+            [
+                (0, "run_start", run_start),
+                (10 + 10 * rank, "train_start", {**identity, "step": 0}),
+                (100 + late, "checkpoint", {**identity, "step": 10}),
+                (230 + late, "checkpoint", {**identity, "step": 20}),
+                (300, "run_end", {**identity, "status": "completed"}),
+            ],
+        )
+    return lines
+
+
+def live() -> list[str]:
+    return run_lines(
+        "live",
+        AS_OF - timedelta(seconds=1000),
+        [
+            (0, "run_start", starts("live", 1)),
+            (40, "train_start", {"step": 0}),
+            (500, "checkpoint", {"step": 100}),
+        ],
+    )
+
+
+def gone() -> list[str]:
+    return run_lines(
+        "gone",
+        BASE + timedelta(hours=4),
+        [
+            (0, "run_start", starts("gone", 1)),
+            (10, "train_start", {"step": 0}),
+            (100, "checkpoint", {"step": 10}),
+            (200, "checkpoint", {"step": 20}),
+            (260, "profile", {"wall_seconds": 260.0, "final": False}),
+        ],
+    )
+
+
+def inferred() -> list[str]:
+    return run_lines(
+        "inferred",
+        BASE + timedelta(hours=5),
+        [
+            (0, "run_start", starts("inferred", 1)),
+            (100, "checkpoint", {"step": 10}),
+            (200, "checkpoint", {"step": 20}),
+            (250, "epoch_end", {"epoch": 0, "step": 25}),
+            (400, "run_start", starts("inferred", 1)),
+            (600, "checkpoint", {"step": 30}),
+            (700, "run_end", {"status": "completed"}),
+        ],
+    )
+
+
+def files() -> dict[str, list[str]]:
+    return {
+        "resume.jsonl": resume(),
+        "failed.jsonl": failed(),
+        "ranks.jsonl": ranks(),
+        "live.jsonl": live(),
+        "gone.jsonl": gone(),
+        "inferred.jsonl": inferred(),
+    }
+
+
+def write(folder: Path = FOLDER) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, lines in files().items():
+        (folder / name).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    collections = ["collection,title,baseline_collection,design_url,results_url", f"{COLLECTION},Goodput,,,"]
+    (folder / "runlens_collections.csv").write_text("\n".join(collections) + "\n", encoding="utf-8")
+    (folder / "runlens_as_of.txt").write_text("2025-03-10T12:00:00Z\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    write()

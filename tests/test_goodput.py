@@ -1,0 +1,173 @@
+"""The goodput breakdown (issue 31) over the generated logs of tests/goodput_fixture.py (committed in
+tests/generated/goodput), each run's seconds planted one bucket at a time: the fixture's docstring
+works every figure out by hand. That the buckets of every run of every fixture add up to its wall
+time is a data test of every build (data-tests/singular/assert_goodput_buckets_sum_to_wall_time.sql).
+"""
+
+from __future__ import annotations
+
+import filecmp
+
+import duckdb
+import goodput_fixture
+import pytest
+from conftest import PROJECT
+from pipeline import DATABASE, build, run_dbt
+from prebuilt import Prebuilds, prebuilt
+
+RAW = goodput_fixture.FOLDER
+BUCKETS = (
+    "productive",
+    "start_up",
+    "checkpoint_restore",
+    "checkpoint_save",
+    "evaluation",
+    "data_loading",
+    "rank_waiting",
+    "down",
+    "redone",
+    "final_tail",
+    "unattributed",
+)
+# run -> (wall, {bucket: seconds}), from the plans in tests/goodput_fixture.py; a bucket not named is 0
+PLANTED = {
+    "resume": (
+        4500,
+        {
+            "productive": 2000,
+            "start_up": 200,
+            "checkpoint_restore": 50,
+            "checkpoint_save": 120,
+            "evaluation": 80,
+            "data_loading": 60,
+            "down": 400,
+            "redone": 500,
+            "final_tail": 300,
+            "unattributed": 790,
+        },
+    ),
+    "failed": (800, {"productive": 470, "start_up": 30, "redone": 300}),
+    "ranks": (300, {"productive": 220, "start_up": 20, "rank_waiting": 60}),
+    "live": (1000, {"productive": 960, "start_up": 40}),
+    "gone": (260, {"productive": 190, "start_up": 10, "redone": 60}),
+    "inferred": (700, {"productive": 200, "down": 150, "redone": 50, "final_tail": 300}),
+}
+GPUS = {"resume": 2, "failed": 1, "ranks": 4, "live": 1, "gone": 1, "inferred": 1}
+
+
+@prebuilt()
+def goodput_build(builds: Prebuilds):
+    """The marts over the committed goodput fixture."""
+    root = builds.mktemp("goodput")
+    build(PROJECT, RAW, root / DATABASE)
+    return root / DATABASE
+
+
+@pytest.fixture(scope="module")
+def marts(goodput_build):
+    connection = duckdb.connect(str(goodput_build), read_only=True)
+    yield connection
+    connection.close()
+
+
+def bucket_columns() -> str:
+    return ", ".join(f"{bucket}_seconds" for bucket in BUCKETS)
+
+
+def test_the_committed_fixture_is_what_its_generator_writes(tmp_path):
+    goodput_fixture.write(tmp_path)
+    written = sorted(path.relative_to(tmp_path) for path in tmp_path.rglob("*") if path.is_file())
+    committed = sorted(path.relative_to(RAW) for path in RAW.rglob("*") if path.is_file())
+    assert written == committed
+    assert all(filecmp.cmp(tmp_path / path, RAW / path, shallow=False) for path in written)
+
+
+def test_every_run_gives_the_seconds_planted_in_each_bucket(marts):
+    found = {
+        run_id: (wall, dict(zip(BUCKETS, figures, strict=True)))
+        for run_id, wall, *figures in marts.execute(
+            f"select run_id, wall_seconds, {bucket_columns()} from fct_run_goodput"
+        ).fetchall()
+    }
+    expected = {
+        run_id: (wall, {bucket: buckets.get(bucket, 0) for bucket in BUCKETS})
+        for run_id, (wall, buckets) in PLANTED.items()
+    }
+    assert {run_id: (pytest.approx(wall), figures) for run_id, (wall, figures) in found.items()} == {
+        run_id: (wall, pytest.approx(figures, abs=1e-6)) for run_id, (wall, figures) in expected.items()
+    }
+
+
+def test_what_could_not_be_measured_is_counted(marts):
+    rows = marts.execute(
+        "select run_id, status, live_status, sessions, unmeasured_start_ups, inferred_restores,"
+        " has_sections, has_training_sections, has_ranks from fct_run_goodput order by run_id"
+    ).fetchall()
+    assert rows == [
+        ("failed", "failed", None, 1, 0, 0, False, False, False),
+        # a profile without sections: all the rest is productive, an upper bound
+        ("gone", "incomplete", "abandoned", 1, 0, 0, True, False, False),
+        # no train_start: both start-ups unmeasured, the restored checkpoint inferred
+        ("inferred", "completed", None, 2, 2, 1, False, False, False),
+        ("live", "incomplete", "running", 1, 0, 0, False, False, False),
+        ("ranks", "completed", None, 1, 0, 0, False, False, True),
+        # train_start named step 200, the checkpoint it restored
+        ("resume", "completed", None, 2, 0, 0, True, True, False),
+    ]
+
+
+def test_goodput_and_gpu_hours_of_a_run(marts):
+    rows = dict(marts.execute("select run_id, [goodput, gpu_hours] from fct_run_goodput").fetchall())
+    assert rows["resume"] == pytest.approx([2000 / 4500, 2 * 4500 / 3600])
+    assert rows["ranks"] == pytest.approx([220 / 300, 4 * 300 / 3600])
+
+
+def test_the_collection_and_its_tasks_sum_their_runs(marts):
+    wall = sum(wall for wall, _ in PLANTED.values())  # 7,560 s
+    gpu_seconds = sum(GPUS[run_id] * wall for run_id, (wall, _) in PLANTED.items())  # 12,960
+    collection = {
+        bucket: (seconds, share, gpu_hours, total, runs)
+        for bucket, seconds, share, gpu_hours, total, runs in marts.execute(
+            "select bucket, seconds, share_of_wall, gpu_hours, total_gpu_hours, runs"
+            " from agg_collection_goodput where collection = 'goodput-a' order by bucket_order"
+        ).fetchall()
+    }
+    assert list(collection) == list(BUCKETS)
+    for bucket in BUCKETS:
+        seconds = sum(buckets.get(bucket, 0) for _, buckets in PLANTED.values())
+        bucket_gpu_seconds = sum(GPUS[run_id] * buckets.get(bucket, 0) for run_id, (_, buckets) in PLANTED.items())
+        assert collection[bucket] == pytest.approx(
+            (seconds, seconds / wall, bucket_gpu_seconds / 3600, gpu_seconds / 3600, 6)
+        )
+    # productive: 4,040 of 7,560 s; 6,700 GPU-seconds of 12,960
+    assert collection["productive"][:3] == pytest.approx((4040, 4040 / 7560, 6700 / 3600))
+    tasks = dict(
+        marts.execute(
+            "select task, seconds from agg_task_goodput where collection = 'goodput-a' and bucket = 'redone'"
+        ).fetchall()
+    )
+    assert tasks == {"resume": 500, "failed": 300, "ranks": 0, "live": 0, "gone": 60, "inferred": 50}
+
+
+def test_a_var_maps_a_section_to_another_bucket(tmp_path):
+    """The var wins over the seed: train_step as data loading leaves the run no training section,
+    so what is left after saving, evaluation and data loading (3,050 - 120 - 80 - 2,060) is
+    productive, an upper bound."""
+    build(PROJECT, RAW, tmp_path / DATABASE, "--vars", "{goodput_section_buckets: {train_step: data_loading}}")
+    with duckdb.connect(str(tmp_path / DATABASE), read_only=True) as connection:
+        row = connection.execute(
+            "select data_loading_seconds, productive_seconds, unattributed_seconds, has_training_sections"
+            " from fct_run_goodput where run_id = 'resume'"
+        ).fetchone()
+    assert row == (2060, 790, 0, False)
+
+
+def test_a_var_that_names_no_bucket_stops_the_build_with_one_line(tmp_path):
+    result = run_dbt(
+        PROJECT, RAW, tmp_path / DATABASE, "build", "--vars", "{goodput_section_buckets: {train_step: gpu}}"
+    )
+    assert result.returncode != 0
+    assert (
+        "runlens: goodput_section_buckets maps 'train_step' to 'gpu': use one of training, data_loading,"
+        " checkpoint_save, checkpoint_restore, evaluation" in result.stdout
+    )
