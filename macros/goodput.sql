@@ -74,7 +74,17 @@
             '{{ bucket }}' as bucket,
             cast({{ loop.index }} as {{ dbt.type_bigint() }}) as bucket_order,
             sum({{ bucket }}_seconds) as seconds,
-            sum({{ bucket }}_seconds * gpus) / 3600 as gpu_hours
+            sum({{ bucket }}_seconds * gpus) / 3600 as gpu_hours,
+            {%- if bucket == 'start_up' %}
+            count(case when unmeasured_start_ups > 0 then 1 end) as runs_unmeasured,
+            sum(unmeasured_start_up_seconds) as unmeasured_seconds
+            {%- elif bucket in ['productive'] + runlens.goodput_section_bucket_names() %}
+            count(case when not has_training_sections then 1 end) as runs_unmeasured,
+            sum(case when has_training_sections then 0 else productive_seconds end) as unmeasured_seconds
+            {%- else %}
+            0 as runs_unmeasured,
+            0 as unmeasured_seconds
+            {%- endif %}
         from runs
         group by {{ group_columns | join(', ') }}
         {%- if not loop.last %}
@@ -91,9 +101,15 @@
             buckets.bucket_order,
             totals.runs,
             totals.runs_with_gpus,
+            cast(buckets.runs_unmeasured as {{ dbt.type_bigint() }}) as runs_unmeasured,
+            cast(buckets.unmeasured_seconds as {{ double }}) as unmeasured_seconds,
             buckets.seconds,
             case when totals.wall_seconds > 0 then buckets.seconds / totals.wall_seconds end as share_of_wall,
             case when totals.runs_with_gpus = totals.runs then buckets.gpu_hours end as gpu_hours,
+            case
+                when totals.runs_with_gpus = totals.runs and totals.gpu_hours > 0
+                    then buckets.gpu_hours / totals.gpu_hours
+            end as share_of_gpu_hours,
             case when totals.runs_with_gpus = totals.runs then totals.gpu_hours end as total_gpu_hours,
             cast(totals.wall_seconds as {{ double }}) as wall_seconds
         from buckets

@@ -13,7 +13,9 @@ from runlens.mart_catalog import MARTS_DIR, mart_names
 
 # what a build's as-of time may change: the build's own record, the live-run marts and the goodput
 # marts (a live run's goodput so far)
-NOW_DEPENDENT = {"dim_build"} | {path.stem for folder in ("live", "goodput") for path in (MARTS_DIR / folder).glob("*.sql")}
+NOW_DEPENDENT = {"dim_build"} | {
+    path.stem for folder in ("live", "goodput") for path in (MARTS_DIR / folder).glob("*.sql")
+}
 
 
 def tables(database) -> dict[str, list]:

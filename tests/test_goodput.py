@@ -12,8 +12,11 @@ import duckdb
 import goodput_fixture
 import pytest
 from conftest import PROJECT
+from golden_pages import GOLDEN_ROOT, MISMATCHES, assert_matches_golden
 from pipeline import DATABASE, build, run_dbt
 from prebuilt import Prebuilds, prebuilt
+
+from runlens.report.render import render_reports
 
 RAW = goodput_fixture.FOLDER
 BUCKETS = (
@@ -171,3 +174,16 @@ def test_a_var_that_names_no_bucket_stops_the_build_with_one_line(tmp_path):
         "runlens: goodput_section_buckets maps 'train_step' to 'gpu': use one of training, data_loading,"
         " checkpoint_save, checkpoint_restore, evaluation" in result.stdout
     )
+
+
+def test_the_goodput_answer_section_and_index_match_the_golden_pages(goodput_build, tmp_path):
+    """The pages were read line by line before they were committed: the answer opens with the
+    goodput in GPU-hours (every run names its GPUs: 6,700 of 12,960 GPU-seconds, 51.7% of 3.60
+    GPU-hours) and the costs largest first, disruptions (down 400 + 150 s, redone 500 + 300 + 60 +
+    50 s, times each run's GPUs) first; the Goodput section has a row per task, the chart, and
+    names the runs whose start-up (`inferred`) or sections (all but `resume`) were not measured."""
+    render_reports(goodput_build, tmp_path)
+    with duckdb.connect(str(goodput_build), read_only=True) as connection:
+        raw_dir = connection.execute("select raw_dir from dim_build").fetchone()[0]
+    assert_matches_golden(tmp_path, GOLDEN_ROOT / "goodput", MISMATCHES / "goodput", {raw_dir: "<raw folder>"})
+    assert (tmp_path / "goodput-a" / "goodput_by_task.png").is_file()

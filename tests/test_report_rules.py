@@ -6,13 +6,14 @@ from dataclasses import replace
 
 import pytest
 
-from runlens.report import rules, tables
+from runlens.report import rules, tables, units
 from runlens.report.data import (
     CollectionProfile,
     CollectionSpan,
     Comparison,
     DataQuality,
     EpochSummary,
+    GoodputBucket,
     IntervalKind,
     LaterWindows,
     LiveProgress,
@@ -457,3 +458,124 @@ def test_tasks_equal_at_the_precision_shown_are_called_equal():
     apart = profile(tasks=[task("a", 7092), task("b", 5730), task("c", 4590), task("d", 2952), task("e", 2910)])
     assert tables.tied_ends(apart, 2) == []
     assert tables.tied_ends(tied, 1) == []
+
+
+BUCKETS = (
+    "productive",
+    "start_up",
+    "checkpoint_restore",
+    "checkpoint_save",
+    "evaluation",
+    "data_loading",
+    "rank_waiting",
+    "down",
+    "redone",
+    "final_tail",
+    "unattributed",
+)
+
+
+def goodput_rows(seconds: dict[str, float], gpus: int | None = None, unmeasured: dict | None = None) -> list:
+    """agg_collection_goodput's rows of one collection of 4 runs, each bucket's seconds given."""
+    wall = sum(seconds.values())
+    rows = []
+    for bucket in BUCKETS:
+        value = seconds.get(bucket, 0.0)
+        runs_unmeasured, unmeasured_seconds = (unmeasured or {}).get(bucket, (0, 0.0))
+        rows.append(
+            GoodputBucket(
+                bucket=bucket,
+                runs=4,
+                runs_unmeasured=runs_unmeasured,
+                unmeasured_seconds=unmeasured_seconds,
+                seconds=value,
+                share_of_wall=value / wall if wall else None,
+                gpu_hours=None if gpus is None else value * gpus / 3600,
+                share_of_gpu_hours=None if gpus is None or not wall else value / wall,
+                total_gpu_hours=None if gpus is None else wall * gpus / 3600,
+                wall_seconds=wall,
+            )
+        )
+    return rows
+
+
+def test_goodput_names_the_largest_costs_with_down_and_redone_together():
+    seconds = {
+        "productive": 7100,
+        "start_up": 1200,
+        "down": 1200,
+        "redone": 1900,
+        "evaluation": 700,
+        "checkpoint_save": 2200,
+        "final_tail": 100,
+        "unattributed": 50,
+    }
+    found = rules.goodput(profile(goodput=goodput_rows(seconds, gpus=8)))
+    assert found.key == "gpu_hours"
+    assert found.figures["share"] == pytest.approx(7100 / 14450)
+    # disruptions 3,100 s, saves 2,200, start-up 1,200, evaluation 700; the tail and unattributed left
+    assert [cost["bucket"] for cost in found.figures["costs"]] == [
+        "restarts",
+        "checkpoint_save",
+        "start_up",
+        "evaluation",
+    ]
+    assert found.figures["costs"][0]["amount"] == pytest.approx(3100 * 8 / 3600)
+    assert found.figures["more_costs"] == 2
+    assert found.figures["is_upper_bound"] is False
+
+
+def test_goodput_is_in_run_time_unless_every_run_names_its_gpus():
+    found = rules.goodput(profile(goodput=goodput_rows({"productive": 3000, "final_tail": 600})))
+    assert found.key == "run_time"
+    assert found.figures["total"] == 3600
+    assert found.figures["costs"] == [{"bucket": "final_tail", "amount": 600}]
+
+
+def test_goodput_without_runs_or_wall_time_says_nothing():
+    assert rules.goodput(profile()) is None
+    assert rules.goodput(profile(goodput=goodput_rows({"productive": 0.0, "down": 0.0}))) is None
+
+
+def test_what_the_logs_could_not_measure_is_named_with_the_time_it_could_hide():
+    rows = goodput_rows(
+        {"productive": 3000, "final_tail": 600},
+        unmeasured={"start_up": (3, 240.0), "productive": (4, 3000.0)},
+    )
+    found = rules.goodput_unmeasured(profile(goodput=rows))
+    assert [(finding.key, finding.figures) for finding in found] == [
+        ("start_up_unmeasured", {"runs": 3, "of": 4, "seconds": 240.0}),
+        ("sections_unmeasured", {"runs": 4, "of": 4, "seconds": 3000.0}),
+    ]
+    assert rules.goodput(profile(goodput=rows)).figures["is_upper_bound"] is True
+    assert rules.goodput_unmeasured(profile(goodput=goodput_rows({"productive": 10.0}))) == []
+
+
+def test_the_goodput_sentence_gives_gpu_hours_in_one_precision_and_run_time_each_in_its_unit():
+    seconds = {"productive": 7100, "down": 1200, "redone": 1900, "checkpoint_save": 2200}
+    answer = tables.goodput_answer(profile(goodput=goodput_rows(seconds, gpus=8)))
+    # 12,400 s x 8 GPUs = 27.6 GPU-hours; disruptions 6.89 (2.67 down, 4.22 redone), saves 4.89
+    assert (answer["share"], answer["total"], answer["disruption_parts"]) == (
+        "57.3%",
+        "27.6",
+        ["2.67 down", "4.22 redone"],
+    )
+    assert [(cost["words"], cost["amount"]) for cost in answer["costs"]] == [
+        ("disruptions", "6.89"),
+        ("checkpoint saves", "4.89"),
+    ]
+    answer = tables.goodput_answer(profile(goodput=goodput_rows({"productive": 36000, "down": 90})))
+    # a part without time is left out: a restart that redid nothing
+    assert (answer["total"], answer["costs"][0]["amount"], answer["disruption_parts"]) == (
+        "10.0 h",
+        "90.0 s",
+        ["90.0 s down"],
+    )
+
+
+@pytest.mark.parametrize(
+    ("change", "text"),
+    [(-0.772, "-77.2 pp"), (0.0002, "+0.020 pp"), (0.0, "0 pp"), (0.0128, "+1.3 pp"), (None, "n/a")],
+)
+def test_a_change_of_share_prints_in_points_with_its_sign(change, text):
+    assert units.points(change) == text

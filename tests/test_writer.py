@@ -296,6 +296,36 @@ def test_train_start_is_written_once_a_session_with_the_step_training_starts_fro
         validator.validate(event)
 
 
+def test_a_profile_is_written_when_a_section_closes_a_minute_after_the_last(tmp_path, clocks):
+    """profile_every: the periodic profile marks the run alive between checkpoints (60 s by default)."""
+    path = tmp_path / "run.jsonl"
+    with start_run(path, collection="c", task="t") as log:
+        for _ in range(5):  # sections of 25 s: the ones closing at 50 s, 100 s (>= 60 s apart)
+            with log.section("train_step"):
+                clocks.advance(25)
+        log.checkpoint(5)  # at 125 s, with its profile
+        with log.section("train_step"):
+            clocks.advance(50)  # 175 s: 50 s after the checkpoint's profile, none due
+    written = [(event["ts"][14:19], event["wall_seconds"], event["final"]) for event in profiles(path)]
+    assert written == [("01:15", 75.0, False), ("02:05", 125.0, False), ("02:55", 175.0, True)]
+
+
+@pytest.mark.parametrize(("every", "written"), [(None, 1), (0, 4)])
+def test_profile_every_none_writes_no_periodic_profile_and_zero_one_per_section(tmp_path, clocks, every, written):
+    path = tmp_path / "run.jsonl"
+    with start_run(path, collection="c", task="t", profile_every=every) as log:
+        for _ in range(3):
+            with log.section("train_step"):
+                clocks.advance(100)
+    assert len(profiles(path)) == written  # and the final one
+
+
+@pytest.mark.parametrize("every", [-1, "60", True])
+def test_profile_every_must_be_seconds_or_none(tmp_path, every):
+    with pytest.raises(ValueError, match="profile_every is .*: give seconds >= 0, or None"):
+        RunLog(tmp_path / "run.jsonl", profile_every=every)
+
+
 def test_a_truncated_last_line_stays_a_line_of_its_own(tmp_path, clocks):
     path = tmp_path / "run.jsonl"
     with start_run(path, collection="c", task="t") as log:

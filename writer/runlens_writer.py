@@ -43,9 +43,12 @@ to more than ``wall_seconds``, and time in no section is what runlens reports as
 there. ``wall_seconds`` is the time since run_start, plus that of earlier sessions (below).
 
 Profiles. A cumulative ``profile`` is written after every checkpoint and before run_end (and by
-``profile()``); runlens reads the latest, so a crashed run keeps its sections up to its last
-checkpoint. Only the profile written at run_end says ``"final": true``; the others say
-``"final": false``, so a run killed without warning stays incomplete.
+``profile()``), and while the run goes on at most every ``profile_every`` seconds (default 60; None:
+never), when a section closes: runlens reads the latest, so a crashed run keeps its sections up to
+its last profile, and its last line says when it was last alive, within a minute (its goodput's
+redone training runs from the checkpoint it resumed from to that line; a live run is not taken for
+silent between two checkpoints). Only the profile written at run_end says ``"final": true``; the
+others say ``"final": false``, so a run killed without warning stays incomplete.
 
 Durability. The file is opened with O_APPEND; each line is encoded whole before anything is
 written, then written with a single ``os.write`` (no user-space buffer: it is in the operating
@@ -147,6 +150,10 @@ _monotonic_ns = time.monotonic_ns  # section and wall seconds
 _time_ns = time.time_ns  # event timestamps
 
 
+# the longest a run goes without a profile line while sections open and close (RunLog's profile_every)
+PROFILE_EVERY_SECONDS = 60.0
+
+
 class RunLogError(RuntimeError):
     """A RunLog method called out of order, such as a checkpoint before run_start."""
 
@@ -161,9 +168,12 @@ def start_run(
     per_rank_files: bool = False,
     rank: int | None = None,
     world_size: int | None = None,
+    profile_every: float | None = PROFILE_EVERY_SECONDS,
 ) -> RunLog:
     """A RunLog for `path` whose run_start is written: use it as ``with start_run(...) as log:``."""
-    log = RunLog(path, run_id, per_rank_files=per_rank_files, rank=rank, world_size=world_size)
+    log = RunLog(
+        path, run_id, per_rank_files=per_rank_files, rank=rank, world_size=world_size, profile_every=profile_every
+    )
     log.run_start(collection, task, config)
     return log
 
@@ -241,8 +251,15 @@ class RunLog:
         per_rank_files: bool = False,
         rank: int | None = None,
         world_size: int | None = None,
+        profile_every: float | None = PROFILE_EVERY_SECONDS,
     ) -> None:
         self._base_path = _log_path(path)
+        if profile_every is not None and not (
+            isinstance(profile_every, (int, float)) and not isinstance(profile_every, bool) and profile_every >= 0
+        ):
+            raise ValueError(f"profile_every is {profile_every!r}: give seconds >= 0, or None for no periodic profile")
+        self._profile_every_ns = None if profile_every is None else int(profile_every * 1e9)
+        self._last_profile_ns = 0  # monotonic time of this session's run_start or latest profile
         self.run_id = _text(self._base_path.stem if run_id is None else run_id, "run_id")  # the same on every rank
         self.per_rank_files = bool(per_rank_files)
         # The global rank; None: found at run_start (global_rank()). The callbacks set the
@@ -287,6 +304,7 @@ class RunLog:
             self._clock = _SectionClock(carried_wall, carried_sections)
             self._state = "active"
             self._training = False
+            self._last_profile_ns = _monotonic_ns()
             self._write("run_start", fields, sync=True)
 
     def train_start(self, step: int | None = None) -> None:
@@ -454,7 +472,16 @@ class RunLog:
         if self._state == "ended":
             raise RunLogError(f"{what} after run_end(): call run_start() again to resume the run")
 
+    def _profile_if_due(self) -> None:
+        """The periodic profile: when profile_every has passed since the session's start or its
+        latest profile (called as a section closes)."""
+        if self._state != "active" or self._profile_every_ns is None:
+            return
+        if _monotonic_ns() - self._last_profile_ns >= self._profile_every_ns:
+            self._write_profile()
+
     def _write_profile(self, sync: bool = False, final: bool = False) -> None:
+        self._last_profile_ns = _monotonic_ns()
         wall_ns, section_ns = self._clock.totals()
         fields: dict[str, Any] = {
             "wall_seconds": -(-wall_ns // 1000) / 1e6,  # rounded up to the microsecond, sections down:
@@ -494,6 +521,7 @@ class OpenSection:
     def close(self) -> None:
         with self._log._lock:
             self._clock.close(self)
+            self._log._profile_if_due()
 
 
 class _SectionClock:

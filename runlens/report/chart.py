@@ -1,6 +1,6 @@
-"""The report's charts as PNG bytes (matplotlib, Agg backend): mean wall time by task, and the
-duration of each epoch for many-epoch collections, and the pre-epoch positions against the
-baseline's.
+"""The report's charts as PNG bytes (matplotlib, Agg backend): mean wall time by task, the
+duration of each epoch for many-epoch collections, the pre-epoch positions against the
+baseline's, and the goodput buckets of each task.
 
 Deterministic for the same figures and library versions: fixed size and DPI, no timestamp or
 software metadata, and task names drawn as plain text (math text off, so a name with `$` can
@@ -18,7 +18,14 @@ from matplotlib import pyplot  # noqa: E402  (the backend must be chosen first)
 from matplotlib.ticker import FuncFormatter, MaxNLocator  # noqa: E402
 
 from runlens.report import units  # noqa: E402
-from runlens.report.data import EpochPosition, PositionComparison, RankArrival, TaskRuntime  # noqa: E402
+from runlens.report.data import (  # noqa: E402
+    EpochPosition,
+    PositionComparison,
+    RankArrival,
+    TaskGoodputBucket,
+    TaskRuntime,
+)
+from runlens.report.words import GOODPUT_COLUMNS  # noqa: E402
 
 LABEL_CHARACTERS = 40
 # tasks drawn as lines in the epoch chart (the slowest by mean epoch first); the others are named
@@ -26,6 +33,20 @@ LABEL_CHARACTERS = 40
 CHART_EPOCH_TASKS = 8
 STYLE = {"text.parse_math": False, "font.family": "DejaVu Sans", "font.size": 9}
 UNIT_NAMES = {"s": "seconds", "min": "minutes", "h": "hours", "d": "days"}
+# one colour per goodput bucket, the same on every page: productive green, the rest by kind
+GOODPUT_COLOURS = {
+    "productive": "#55A868",
+    "start_up": "#8172B3",
+    "checkpoint_restore": "#937860",
+    "checkpoint_save": "#DA8BC3",
+    "evaluation": "#4C72B0",
+    "data_loading": "#64B5CD",
+    "rank_waiting": "#CCB974",
+    "down": "#C44E52",
+    "redone": "#DD8452",
+    "final_tail": "#8C8C8C",
+    "unattributed": "#D0D0D0",
+}
 
 
 def finished_png(figure, axes) -> bytes:
@@ -169,4 +190,25 @@ def position_comparison_png(positions: list[PositionComparison]) -> bytes:
         axes.legend(
             loc="upper center", bbox_to_anchor=(0.5, -0.12 - 0.6 / max(len(positions), 1)), ncol=2, frameon=False
         )
+        return finished_png(figure, axes)
+
+
+def goodput_by_task_png(rows: list[TaskGoodputBucket], buckets: list[str]) -> bytes:
+    """One bar per task (the first on top), split into the shares of its wall time in each bucket
+    shown, in the buckets' order (productive first, from the left)."""
+    tasks = list(dict.fromkeys(row.task for row in rows))
+    shares = {(row.task, row.bucket): (row.share_of_wall or 0.0) * 100 for row in rows}
+    with matplotlib.rc_context(STYLE):
+        figure, axes = pyplot.subplots(figsize=(7.5, 1.6 + 0.32 * len(tasks)), dpi=100)
+        positions = list(range(len(tasks)))[::-1]
+        left = [0.0] * len(tasks)
+        for bucket in buckets:
+            widths = [shares.get((task, bucket), 0.0) for task in tasks]
+            axes.barh(positions, widths, left=left, color=GOODPUT_COLOURS[bucket], label=GOODPUT_COLUMNS[bucket])
+            left = [start + width for start, width in zip(left, widths, strict=True)]
+        axes.set_yticks(positions, [short_label(task) for task in tasks])
+        axes.set_xlim(0, 100)
+        axes.set_xlabel("share of the task's wall time (%)")
+        axes.set_title("Goodput by task: where each task's time went")
+        axes.legend(loc="upper center", bbox_to_anchor=(0.5, -0.25), ncol=min(len(buckets), 4), frameon=False)
         return finished_png(figure, axes)

@@ -41,6 +41,8 @@ class CollectionSummary:
     speedup: float | None
     matched_speedup: float | None
     has_different_task_mix: bool | None
+    goodput: float | None
+    is_goodput_upper_bound: bool | None
 
 
 @dataclass(frozen=True)
@@ -264,6 +266,39 @@ class RankWaiting:
     wall_seconds: float | None
     lost_to_slowest_seconds: float | None
     lost_share: float | None
+
+
+@dataclass(frozen=True)
+class GoodputBucket:
+    bucket: str
+    runs: int
+    runs_unmeasured: int
+    unmeasured_seconds: float
+    seconds: float
+    share_of_wall: float | None
+    gpu_hours: float | None
+    share_of_gpu_hours: float | None
+    total_gpu_hours: float | None
+    wall_seconds: float
+
+
+@dataclass(frozen=True)
+class TaskGoodputBucket:
+    task: str
+    bucket: str
+    seconds: float
+    share_of_wall: float | None
+    wall_seconds: float
+
+
+@dataclass(frozen=True)
+class GoodputChange:
+    bucket: str
+    share_of_wall: float | None
+    baseline_share_of_wall: float | None
+    share_change: float | None
+    seconds_per_run: float
+    baseline_seconds_per_run: float
 
 
 @dataclass(frozen=True)
@@ -530,6 +565,9 @@ class CollectionProfile:
     distributed_runs: list[DistributedRun] = field(default_factory=list)
     rank_waiting: RankWaiting | None = None
     rank_arrivals: list[RankArrival] = field(default_factory=list)
+    goodput: list[GoodputBucket] = field(default_factory=list)
+    task_goodput: list[TaskGoodputBucket] = field(default_factory=list)
+    goodput_comparison: list[GoodputChange] = field(default_factory=list)
     build: BuildContext | None = None  # the thresholds the marts were built with (dim_build)
 
     @property
@@ -716,4 +754,7 @@ def load_profile(connection, collection: str) -> CollectionProfile:
         distributed_runs=fetch(connection, "distributed_runs", DistributedRun, collection=collection),
         rank_waiting=fetch_one(connection, "rank_waiting", RankWaiting, collection=collection),
         rank_arrivals=fetch(connection, "rank_arrivals", RankArrival, collection=collection),
+        goodput=fetch(connection, "goodput", GoodputBucket, collection=collection),
+        task_goodput=fetch(connection, "task_goodput", TaskGoodputBucket, collection=collection),
+        goodput_comparison=fetch(connection, "goodput_comparison", GoodputChange, collection=collection),
     )

@@ -23,6 +23,7 @@ from runlens.report import rules, tables, units
 from runlens.report.chart import (
     arrival_spread_png,
     epoch_duration_png,
+    goodput_by_task_png,
     mean_wall_by_task_png,
     position_comparison_png,
 )
@@ -49,10 +50,19 @@ EPOCH_CHART_NAME = "epoch_durations.png"
 POSITION_CHART_NAME = "windows_against_baseline.png"
 TIMELINE_NAME = "timeline.png"
 ARRIVAL_CHART_NAME = "rank_arrival_spread.png"
+GOODPUT_CHART_NAME = "goodput_by_task.png"
 PAGE_NAME = "profile.md"
 # what a profile's folder holds: a folder of only these files is runlens's to remove
 PAGE_FILES = frozenset(
-    {PAGE_NAME, CHART_NAME, EPOCH_CHART_NAME, POSITION_CHART_NAME, TIMELINE_NAME, ARRIVAL_CHART_NAME}
+    {
+        PAGE_NAME,
+        CHART_NAME,
+        EPOCH_CHART_NAME,
+        POSITION_CHART_NAME,
+        TIMELINE_NAME,
+        ARRIVAL_CHART_NAME,
+        GOODPUT_CHART_NAME,
+    }
 )
 SAFE_URL = re.compile(r"^https?://[^\s()<>\[\]`|\"']+$")
 
@@ -154,6 +164,7 @@ def charts(profile, findings, folder: Path) -> dict[str, str | None]:
         "position_chart": None,
         "timeline": None,
         "arrival_chart": None,
+        "goodput_chart": None,
     }
     if len(profile.shown_tasks) >= 2:
         draw(folder / CHART_NAME, mean_wall_by_task_png, profile.shown_tasks)
@@ -172,6 +183,10 @@ def charts(profile, findings, folder: Path) -> dict[str, str | None]:
     if any(arrival.arrival_spread_seconds > 0 for arrival in profile.rank_arrivals):
         draw(folder / ARRIVAL_CHART_NAME, arrival_spread_png, profile.rank_arrivals)
         written["arrival_chart"] = ARRIVAL_CHART_NAME
+    if len({row.task for row in profile.task_goodput}) >= 2:
+        shown = [bucket.bucket for bucket in profile.goodput if bucket.seconds > 0]
+        draw(folder / GOODPUT_CHART_NAME, goodput_by_task_png, profile.task_goodput, shown)
+        written["goodput_chart"] = GOODPUT_CHART_NAME
     return written
 
 

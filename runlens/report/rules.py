@@ -46,6 +46,10 @@ SECTIONS_ATTRIBUTE_SHARE = 0.5
 SAVING_SECTION = re.compile(r"save|checkpoint", re.IGNORECASE)
 
 
+# Goodput: the answer names at most this many of the buckets that took the rest of the time.
+GOODPUT_COSTS_NAMED = 4
+
+
 @dataclass(frozen=True)
 class Finding:
     key: str
@@ -73,6 +77,8 @@ class Findings:
     coinciding_markers: Finding | None = None
     gpu_hours: Finding | None = None
     ranks: Finding | None = None
+    goodput: Finding | None = None
+    goodput_unmeasured: list[Finding] = field(default_factory=list)
     named_tasks: int = 0
 
 
@@ -195,6 +201,57 @@ def ranks(profile: CollectionProfile) -> Finding | None:
         "stopped": stopped[0] if stopped else None,
     }
     return Finding("straggling_rank" if straggling else "no_straggling_rank", figures)
+
+
+def goodput(profile: CollectionProfile) -> Finding | None:
+    """The share of the collection's time that trained the model, and the buckets that took the
+    most of the rest, largest first (a restart's down and redone time together: what restarts
+    cost); in GPU-hours when every run names its GPUs, else in seconds of run time."""
+    buckets = {bucket.bucket: bucket for bucket in profile.goodput}
+    productive = buckets.get("productive")
+    if productive is None or not productive.wall_seconds:
+        return None
+    in_gpu_hours = bool(productive.total_gpu_hours)
+
+    def amount(name: str) -> float:
+        bucket = buckets[name]
+        return (bucket.gpu_hours or 0.0) if in_gpu_hours else bucket.seconds
+
+    costs = []
+    if amount("down") + amount("redone") > 0:
+        costs.append({"bucket": "restarts", "amount": amount("down") + amount("redone")})
+    costs += [
+        {"bucket": name, "amount": amount(name)}
+        for name in buckets
+        if name not in ("productive", "down", "redone") and amount(name) > 0
+    ]
+    costs.sort(key=lambda cost: -cost["amount"])  # ties keep the buckets' order
+    figures = {
+        "share": productive.share_of_gpu_hours if in_gpu_hours else productive.share_of_wall,
+        "total": productive.total_gpu_hours if in_gpu_hours else productive.wall_seconds,
+        "productive": amount("productive"),
+        "costs": costs[:GOODPUT_COSTS_NAMED],
+        "down": amount("down"),
+        "redone": amount("redone"),
+        "more_costs": max(len(costs) - GOODPUT_COSTS_NAMED, 0),
+        # a run without training sections counts all that is left as productive
+        "is_upper_bound": productive.runs_unmeasured > 0,
+    }
+    return Finding("gpu_hours" if in_gpu_hours else "run_time", figures)
+
+
+def goodput_unmeasured(profile: CollectionProfile) -> list[Finding]:
+    """The buckets the logs could not measure, with the runs they miss and at most how much time
+    the measured buckets may hold of them."""
+    buckets = {bucket.bucket: bucket for bucket in profile.goodput}
+    found = []
+    for name, key in (("start_up", "start_up_unmeasured"), ("productive", "sections_unmeasured")):
+        bucket = buckets.get(name)
+        if bucket is not None and bucket.runs_unmeasured:
+            found.append(
+                Finding(key, {"runs": bucket.runs_unmeasured, "of": bucket.runs, "seconds": bucket.unmeasured_seconds})
+            )
+    return found
 
 
 def coarse_split(profile: CollectionProfile) -> Finding | None:
@@ -382,6 +439,8 @@ def evaluate(profile: CollectionProfile) -> Findings:
         coinciding_markers=coinciding_markers(profile),
         gpu_hours=gpu_hours(profile),
         ranks=ranks(profile),
+        goodput=goodput(profile),
+        goodput_unmeasured=goodput_unmeasured(profile),
         named_tasks=named_tasks(profile),
     )
     return replace(found, not_shown=not_shown(profile, found))

@@ -12,7 +12,16 @@ from dataclasses import dataclass
 from runlens.report import rules, units
 from runlens.report.data import CollectionProfile, IndexData
 from runlens.report.markdown import escape_code, escape_text
-from runlens.report.words import KIND_WORDS, PART_WORDS, RANK_BASIS_WORDS, SOURCE_WORDS, peer_words, time
+from runlens.report.words import (
+    GOODPUT_COLUMNS,
+    GOODPUT_WORDS,
+    KIND_WORDS,
+    PART_WORDS,
+    RANK_BASIS_WORDS,
+    SOURCE_WORDS,
+    peer_words,
+    time,
+)
 
 
 @dataclass(frozen=True)
@@ -395,6 +404,74 @@ def gpu_table(profile: CollectionProfile) -> Table:
     )
 
 
+def goodput_answer(profile: CollectionProfile) -> dict | None:
+    """The goodput sentence's figures as text (rules.goodput): GPU-hours, or run time in one unit."""
+    finding = rules.goodput(profile)
+    if finding is None:
+        return None
+    figures = finding.figures
+    costs = figures["costs"]
+    amounts = [figures["total"], *(cost["amount"] for cost in costs), figures["down"], figures["redone"]]
+    if finding.key == "gpu_hours":
+        texts = units.gpu_hour_texts(amounts)
+    else:  # each in the unit of its size: a sweep's hours beside a restart's minutes
+        texts = [units.duration(amount) for amount in amounts]
+    return {
+        "in_gpu_hours": finding.key == "gpu_hours",
+        "share": units.percent(figures["share"]),
+        "is_upper_bound": figures["is_upper_bound"],
+        "total": texts[0],
+        "costs": [
+            {"bucket": cost["bucket"], "words": GOODPUT_WORDS[cost["bucket"]], "amount": text}
+            for cost, text in zip(costs, texts[1 : 1 + len(costs)], strict=True)
+        ],
+        # what the disruptions cost, the parts that took time
+        "disruption_parts": [
+            f"{text} {part}"
+            for text, part, amount in zip(texts[-2:], ("down", "redone"), amounts[-2:], strict=True)
+            if amount > 0
+        ],
+        "more_costs": figures["more_costs"],
+    }
+
+
+def goodput_tasks_table(profile: CollectionProfile) -> Table:
+    """Each task's run time and its buckets' shares of it: the buckets with time in the collection."""
+    shown = [bucket.bucket for bucket in profile.goodput if bucket.seconds > 0]
+    tasks: dict[str, dict[str, float | None]] = {}
+    walls: dict[str, float] = {}
+    for row in profile.task_goodput:
+        tasks.setdefault(row.task, {})[row.bucket] = row.share_of_wall
+        walls[row.task] = row.wall_seconds
+    names = list(tasks)
+    columns = [
+        ("task", False, texts(names)),
+        ("run time", True, units.duration_column([walls[name] for name in names])),
+    ]
+    columns += [
+        (GOODPUT_COLUMNS[bucket], True, units.percent_column([tasks[name].get(bucket) for name in names]))
+        for bucket in shown
+    ]
+    return table(columns)
+
+
+def goodput_comparison_table(profile: CollectionProfile) -> Table:
+    rows = profile.goodput_comparison
+    here, there = units.duration_columns(
+        [row.seconds_per_run for row in rows], [row.baseline_seconds_per_run for row in rows]
+    )
+    return table(
+        [
+            ("bucket", False, [GOODPUT_COLUMNS[row.bucket] for row in rows]),
+            ("share here", True, units.percent_column([row.share_of_wall for row in rows])),
+            ("share in the baseline", True, units.percent_column([row.baseline_share_of_wall for row in rows])),
+            ("change", True, units.points_column([row.share_change for row in rows])),
+            ("per run here", True, here),
+            ("per run in the baseline", True, there),
+        ]
+    )
+
+
 def profile_tables(profile: CollectionProfile) -> dict[str, object]:
     """Every table a profile may show, by name (the template picks the ones it lays out)."""
     tables = {"tasks": tasks_table(profile), "kinds": kinds_table(profile), "sections": sections_table(profile)}
@@ -411,6 +488,9 @@ def profile_tables(profile: CollectionProfile) -> dict[str, object]:
         stragglers=stragglers_table(profile),
         distributed_runs=distributed_runs_table(profile),
         gpus=gpu_table(profile),
+        goodput=goodput_answer(profile),
+        goodput_tasks=goodput_tasks_table(profile),
+        goodput_comparison=goodput_comparison_table(profile),
     )
     return tables
 
@@ -444,6 +524,14 @@ def collections_table(index: IndexData, hrefs: dict[str, str]) -> Table:
                 [escape_text(entry.baseline_title) if entry.baseline_collection else "none" for entry in entries],
             ),
             ("vs baseline", True, [against(entry) for entry in entries]),
+            (
+                "goodput",
+                True,
+                [
+                    f"at most {share}" if entry.is_goodput_upper_bound else share
+                    for entry, share in zip(entries, units.percent_column([e.goodput for e in entries]), strict=True)
+                ],
+            ),
         ]
     )
 

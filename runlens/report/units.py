@@ -232,6 +232,35 @@ def percent(share: float | None) -> str:
     return percent_column([share])[0]
 
 
+def points(change: float | None) -> str:
+    """A change of a share (a fraction: 0.05 is 5 points) as signed percentage points: one decimal
+    from 1 point up, two significant digits below (+0.021 pp), exactly 0 as 0 pp."""
+    number = _finite(change)
+    if number is None:
+        return "n/a"
+    value = number * 100
+    if value == 0:
+        return "0 pp"
+    decimals = min(1 if abs(value) >= 1 else 1 - math.floor(math.log10(abs(value))), MAX_DECIMALS)
+    shown = _number(value, decimals, True)
+    if not any(digit in shown for digit in "123456789"):
+        return f"< {_number(10**-decimals, decimals, False)} pp"
+    return f"{shown} pp"
+
+
+def points_column(changes: Sequence[float | None]) -> list[str]:
+    return [points(change) for change in changes]
+
+
+def gpu_hour_texts(values: Sequence[float | None]) -> list[str]:
+    """GPU-hours, each to three significant digits (at most MAX_DECIMALS decimals): a sweep's 250
+    beside a restart's 0.42."""
+    return [
+        "n/a" if number is None else _number(number, min(base_decimals(number), MAX_DECIMALS), False)
+        for number in map(_finite, values)
+    ]
+
+
 def factor(speedup: float) -> float:
     """The slower side's mean over the faster side's: at least 1."""
     return speedup if speedup >= 1 else 1 / speedup

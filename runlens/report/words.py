@@ -37,6 +37,36 @@ PART_WORDS = {
     "final_tail": "final tail (the final epoch end to run_end)",
     "other": "outside those (after the last marker, or a run without markers)",
 }
+# the goodput buckets (def_goodput in models/marts/goodput/_goodput__docs.md); `restarts` is down
+# and redone together, what the restarts cost
+GOODPUT_WORDS = {
+    "productive": "productive training",
+    "start_up": "start-up",
+    "checkpoint_restore": "checkpoint restores",
+    "checkpoint_save": "checkpoint saves",
+    "evaluation": "evaluation",
+    "data_loading": "data loading",
+    "rank_waiting": "waiting for the slowest rank",
+    "down": "down between sessions",
+    "redone": "redone after a disruption",
+    "final_tail": "the final tail",
+    "unattributed": "unattributed",
+    "restarts": "disruptions",
+}
+# the goodput buckets as table columns
+GOODPUT_COLUMNS = {
+    "productive": "productive",
+    "start_up": "start-up",
+    "checkpoint_restore": "restores",
+    "checkpoint_save": "saves",
+    "evaluation": "evaluation",
+    "data_loading": "data loading",
+    "rank_waiting": "rank waiting",
+    "down": "down",
+    "redone": "redone",
+    "final_tail": "final tail",
+    "unattributed": "unattributed",
+}
 REASON_WORDS = {
     "failed": "failed",
     "incomplete": "incomplete (no run_end, no profiler wall time)",

@@ -25,6 +25,10 @@ Sections: ``data_loading`` from ``on_epoch_begin`` or ``on_train_batch_end`` to
 (validation during the fit, with its data loading); ``checkpoint_save`` around ``model.save`` and
 ``model.save_weights``, which the callback wraps on the model for the fit and restores at the end.
 With more than one process, ``train_step`` holds the gradient all-reduce and is marked collective.
+
+Profiles. As the writer's RunLog writes them: after each checkpoint, at run_end, and while the run goes
+on at most every ``profile_every`` seconds (a constructor argument, default 60; None: never) as a
+section closes, so the log's last line says when a killed run was last alive.
 """
 
 from __future__ import annotations
@@ -36,7 +40,7 @@ from typing import Any
 import keras
 
 from runlens_callbacks._phases import PhaseSections
-from runlens_writer import RunLog
+from runlens_writer import PROFILE_EVERY_SECONDS, RunLog
 
 SAVE_METHODS = ("save", "save_weights")
 
@@ -53,9 +57,10 @@ class RunlensKerasCallback(keras.callbacks.Callback):
         config: Mapping[str, Any] | None = None,
         run_id: str | None = None,
         per_rank_files: bool = False,
+        profile_every: float | None = PROFILE_EVERY_SECONDS,
     ) -> None:
         super().__init__()
-        self.run_log = RunLog(path, run_id, per_rank_files=per_rank_files)
+        self.run_log = RunLog(path, run_id, per_rank_files=per_rank_files, profile_every=profile_every)
         self._collection, self._task, self._config = collection, task, config
         self._phase = PhaseSections(self.run_log)
         self._ranked = False  # more than one process: train_step holds a collective

@@ -32,6 +32,10 @@ barrier and ``epoch_end`` after the epoch's last all-reduce, so they reach every
 same moment: a slow rank shows in its busy time (``forward`` against the wall time), not in when it
 reached the markers. With manual optimization, what follows the first ``manual_backward`` of a step
 counts as ``backward``.
+
+Profiles. As the writer's RunLog writes them: after each checkpoint, at run_end, and while the run goes
+on at most every ``profile_every`` seconds (a constructor argument, default 60; None: never) as a
+section closes, so the log's last line says when a killed run was last alive.
 """
 
 from __future__ import annotations
@@ -43,7 +47,7 @@ from typing import Any
 import lightning.pytorch as pl
 
 from runlens_callbacks._phases import PhaseSections
-from runlens_writer import OpenSection, RunLog, failed_status, json_config
+from runlens_writer import PROFILE_EVERY_SECONDS, OpenSection, RunLog, failed_status, json_config
 
 SAVE_ACTION = "save_checkpoint"
 TRAIN_FETCH_ACTION = "[_TrainingEpochLoop].train_dataloader_next"
@@ -62,9 +66,10 @@ class RunlensLightningCallback(pl.Callback):
         config: Mapping[str, Any] | None = None,
         run_id: str | None = None,
         per_rank_files: bool = False,
+        profile_every: float | None = PROFILE_EVERY_SECONDS,
     ) -> None:
         super().__init__()
-        self.run_log = RunLog(path, run_id, per_rank_files=per_rank_files)
+        self.run_log = RunLog(path, run_id, per_rank_files=per_rank_files, profile_every=profile_every)
         self._collection, self._task, self._config = collection, task, config
         self._train_step = PhaseSections(self.run_log)
         self._ranked = False  # more than one rank: forward and backward instead of train_step

@@ -28,6 +28,10 @@ when ``should_save`` is set. Logging done between a step and its evaluation or s
 section; after an epoch's last step or its evaluation and save, the time until the next epoch is in
 no section. With more than one rank, ``train_step`` holds the gradient all-reduce of the backward and
 is marked collective (the Trainer tells callbacks nothing between forward and backward).
+
+Profiles. As the writer's RunLog writes them: after each checkpoint, at run_end, and while the run goes
+on at most every ``profile_every`` seconds (a constructor argument, default 60; None: never) as a
+section closes, so the log's last line says when a killed run was last alive.
 """
 
 from __future__ import annotations
@@ -39,7 +43,7 @@ from typing import Any
 from transformers import TrainerCallback
 
 from runlens_callbacks._phases import PhaseSections
-from runlens_writer import RunLog, json_config
+from runlens_writer import PROFILE_EVERY_SECONDS, RunLog, json_config
 
 
 class RunlensTrainerCallback(TrainerCallback):
@@ -54,8 +58,9 @@ class RunlensTrainerCallback(TrainerCallback):
         config: Mapping[str, Any] | None = None,
         run_id: str | None = None,
         per_rank_files: bool = False,
+        profile_every: float | None = PROFILE_EVERY_SECONDS,
     ) -> None:
-        self.run_log = RunLog(path, run_id, per_rank_files=per_rank_files)
+        self.run_log = RunLog(path, run_id, per_rank_files=per_rank_files, profile_every=profile_every)
         self._collection, self._task, self._config = collection, task, config
         self._phase = PhaseSections(self.run_log)
         self._ranked = False  # more than one rank: train_step holds a collective

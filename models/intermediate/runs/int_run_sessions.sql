@@ -133,6 +133,22 @@ restored as (
     where recency = 1
 ),
 
+first_markers as (
+    -- the session's first marker after its run_start: its start-up, when no train_start says
+    -- where it ended, lies before it
+    select
+        sessions.run_id,
+        sessions.session_index,
+        min(markers.event_at) as first_marker_at
+    from sessions
+    inner join markers
+        on sessions.run_id = markers.run_id
+        and sessions.started_at <= markers.event_at
+        and (sessions.next_started_at is null or sessions.next_started_at > markers.event_at)
+    where markers.event_type != 'run_start'
+    group by sessions.run_id, sessions.session_index
+),
+
 last_checkpoints as (
     -- the latest checkpoint before each session's end: where a run that fails or is abandoned in
     -- that session could go back to
@@ -155,6 +171,7 @@ final as (
         train_starts.train_started_at,
         train_starts.train_start_step,
         last_events.last_event_at,
+        first_markers.first_marker_at,
         sessions.next_started_at,
         restored.restored_checkpoint_at,
         restored.restored_step,
@@ -174,6 +191,8 @@ final as (
         on sessions.run_id = last_events.run_id and sessions.session_index = last_events.session_index
     left join train_starts
         on sessions.run_id = train_starts.run_id and sessions.session_index = train_starts.session_index
+    left join first_markers
+        on sessions.run_id = first_markers.run_id and sessions.session_index = first_markers.session_index
     left join restored
         on sessions.run_id = restored.run_id and sessions.session_index = restored.session_index
     left join last_checkpoints

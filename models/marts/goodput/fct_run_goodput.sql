@@ -1,7 +1,7 @@
 -- depends_on: {{ ref('int_run_versions') }}
--- Each run's wall time, every second in one goodput bucket (def_goodput): its sessions laid on one
--- timeline give start-up, downtime, redone progress and the final tail; the profiler sections and
--- the wait for the slowest rank are then carved from the training time that is left.
+-- Each run's wall time, every second in one goodput bucket (def_goodput): its sessions on one
+-- timeline (fct_run_sessions) give start-up, downtime, redone progress and the final tail; the
+-- profiler sections and the wait for the slowest rank are then carved from the training time left.
 -- Grain: one row per run with a collection and a run_start (clock skew aside). Incremental by run:
 -- a refresh computes the runs that changed and every incomplete run (macros/run_versions.sql).
 {%- set seconds = runlens.seconds_between %}
@@ -21,19 +21,9 @@ live_runs as (
     where {{ runlens.is_run_to_compute_or_live('run_id') }}
 ),
 
-segments as (
-    select * from {{ ref('fct_run_segments') }}
-    where {{ runlens.is_run_to_compute_or_live('run_id') }}
-),
-
 sessions as (
-    select * from {{ ref('int_run_sessions') }}
+    select * from {{ ref('fct_run_sessions') }}
     where {{ runlens.is_run_to_compute_or_live('run_id') }}
-),
-
-epoch_ends as (
-    select * from {{ ref('int_run_markers') }}
-    where event_type = 'epoch_end' and {{ runlens.is_run_to_compute_or_live('run_id') }}
 ),
 
 profile_sections as (
@@ -55,119 +45,20 @@ resources as (
     where {{ runlens.is_run_to_compute_or_live('run_id') }}
 ),
 
-spans as (
-    -- where the run's time ends (fct_run_segments): its final run_end, the as-of time while it
-    -- runs, else its last event
-    select
-        run_id,
-        min(started_at) as started_at,
-        max(ended_at) as ended_at
-    from segments
-    group by run_id
-),
-
-final_epoch_ends as (
-    select
-        run_id,
-        max(event_at) as final_epoch_end_at
-    from epoch_ends
-    group by run_id
-),
-
-bounded_sessions as (
-    -- each session's end: its last event when another session follows, else the run's end; and
-    -- the checkpoint a disruption at that end went back to: the next session's restored one, or
-    -- for a run that failed or was abandoned there, its last checkpoint (without one, the run's
-    -- start: nothing was kept)
-    select
-        sessions.run_id,
-        sessions.session_index,
-        sessions.started_at,
-        sessions.next_started_at,
-        sessions.train_started_at,
-        sessions.is_restore_inferred,
-        case when sessions.next_started_at is null then spans.ended_at else sessions.last_event_at end as ended_at,
-        case
-            when sessions.next_started_at is not null
-                then coalesce(next_sessions.restored_checkpoint_at, spans.started_at)
-            when runs.status = 'failed' or live_runs.live_status = 'abandoned'
-                then coalesce(sessions.last_checkpoint_at, spans.started_at)
-        end as disruption_restored_at
-    from sessions
-    inner join runs on sessions.run_id = runs.run_id
-    inner join spans on sessions.run_id = spans.run_id
-    left join live_runs on sessions.run_id = live_runs.run_id
-    left join sessions as next_sessions
-        on sessions.run_id = next_sessions.run_id
-        and sessions.session_index + 1 = next_sessions.session_index
-),
-
-redone_from as (
-    -- training at or after the earliest checkpoint that this session's disruption or a later one
-    -- went back to was done again (or lost): the redone progress starts there
-    select
-        *,
-        case
-            when train_started_at is null then started_at
-            when train_started_at > ended_at then ended_at
-            else train_started_at
-        end as training_started_at,
-        min(disruption_restored_at) over (
-            partition by run_id order by session_index desc rows between unbounded preceding and current row
-        ) as earliest_restored_at
-    from bounded_sessions
-),
-
-session_parts as (
-    select
-        *,
-        case
-            when earliest_restored_at < ended_at and earliest_restored_at > training_started_at
-                then earliest_restored_at
-            when earliest_restored_at < ended_at then training_started_at
-            else ended_at
-        end as kept_until
-    from redone_from
-),
-
-session_seconds as (
-    select
-        session_parts.run_id,
-        session_parts.train_started_at is not null as has_train_start,
-        session_parts.is_restore_inferred,
-        {{ seconds('session_parts.started_at', 'session_parts.training_started_at') }} as start_up_seconds,
-        {{ seconds('session_parts.kept_until', 'session_parts.ended_at') }} as redone_seconds,
-        case
-            when session_parts.next_started_at is not null
-                then {{ seconds('session_parts.ended_at', 'session_parts.next_started_at') }}
-            else 0
-        end as down_seconds,
-        -- the final tail: kept training time after the run's last epoch_end, when it has a tail
-        case
-            when runs.tail_seconds is not null and final_epoch_ends.final_epoch_end_at < session_parts.kept_until
-                then {{ seconds(
-                    'case when final_epoch_ends.final_epoch_end_at > session_parts.training_started_at'
-                    ~ ' then final_epoch_ends.final_epoch_end_at else session_parts.training_started_at end',
-                    'session_parts.kept_until'
-                ) }}
-            else 0
-        end as final_tail_seconds
-    from session_parts
-    inner join runs on session_parts.run_id = runs.run_id
-    left join final_epoch_ends on session_parts.run_id = final_epoch_ends.run_id
-),
-
 timeline as (
     select
         run_id,
+        min(started_at) as started_at,
+        max(ended_at) as ended_at,
         count(*) as sessions,
-        sum(case when has_train_start then 0 else 1 end) as unmeasured_start_ups,
+        sum(case when train_started_at is null then 1 else 0 end) as unmeasured_start_ups,
         sum(case when is_restore_inferred then 1 else 0 end) as inferred_restores,
         sum(start_up_seconds) as start_up_seconds,
         sum(redone_seconds) as redone_seconds,
         sum(down_seconds) as down_seconds,
-        sum(final_tail_seconds) as final_tail_seconds
-    from session_seconds
+        sum(final_tail_seconds) as final_tail_seconds,
+        sum(unmeasured_start_up_seconds) as unmeasured_start_up_seconds
+    from sessions
     group by run_id
 ),
 
@@ -229,12 +120,13 @@ measured as (
         runs.status,
         live_runs.live_status,
         resources.gpus,
-        spans.started_at,
-        spans.ended_at,
-        {{ seconds('spans.started_at', 'spans.ended_at') }} as wall_seconds,
+        timeline.started_at,
+        timeline.ended_at,
+        {{ seconds('timeline.started_at', 'timeline.ended_at') }} as wall_seconds,
         timeline.sessions,
         timeline.unmeasured_start_ups,
         timeline.inferred_restores,
+        timeline.unmeasured_start_up_seconds,
         sections.run_id is not null as has_sections,
         sections.training_seconds is not null as has_training_sections,
         distributed_runs.run_id is not null as has_ranks,
@@ -250,7 +142,6 @@ measured as (
         coalesce(sections.data_loading_seconds, 0) as data_loading_section_seconds,
         coalesce(distributed_runs.lost_to_slowest_seconds, 0) as rank_waiting_measured_seconds
     from runs
-    inner join spans on runs.run_id = spans.run_id
     inner join timeline on runs.run_id = timeline.run_id
     left join live_runs on runs.run_id = live_runs.run_id
     left join sections on runs.run_id = sections.run_id
@@ -339,6 +230,7 @@ final as (
         gpus * wall_seconds / 3600 as gpu_hours,
         cast(sessions as {{ dbt.type_bigint() }}) as sessions,
         cast(unmeasured_start_ups as {{ dbt.type_bigint() }}) as unmeasured_start_ups,
+        unmeasured_start_up_seconds,
         cast(inferred_restores as {{ dbt.type_bigint() }}) as inferred_restores,
         has_sections,
         has_training_sections,
