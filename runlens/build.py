@@ -280,7 +280,8 @@ def build(
     session = session or DbtSession()
     lock_path = database.with_name(database.name + ".lock")
     try:
-        with held_lock(lock_path):
+        # the lock file goes with the lock, also when a stop's deadline exits the process at once
+        with held_lock(lock_path) as lock, undone_on_exit(lock.remove):
             if "--full-refresh" not in dbt_args and dbt_build.up_to_date(session, raw, database, [*REFRESH, *dbt_args]):
                 outcome.up_to_date = True
                 print(f"runlens: nothing changed since {database} was built: no model ran", file=err)

@@ -70,7 +70,7 @@ class Stopping:
     def _exit_now(self) -> None:
         """Undo what is still registered, print the last line unless it was printed, and exit."""
         with self._lock:
-            for undo in list(self._cleanups.values()):
+            for undo in reversed(list(self._cleanups.values())):  # the latest first, as `finally` blocks unwind
                 try:
                     undo()
                 except Exception:  # noqa: BLE001 (exiting: undo what can be undone)
