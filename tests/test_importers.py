@@ -546,7 +546,12 @@ def test_imported_runs_reach_fct_runs_with_the_recorded_wall_time(tmp_path, tens
             return sum(APPROXIMATE if m["is_approximate"] else EXACT for m in markers)
 
         assert (status, analyzed) == ("completed", True)
-        assert intervals == len(lines) - 1
+        markers = [line for line in lines if line["event"] in ("run_start", "checkpoint", "epoch_end", "run_end")]
+        assert intervals == len(markers) - 1
+        # where training began (goodput's start-up): after the run began, before its first epoch ended
+        (began,) = of(lines, "train_start")
+        assert began["is_approximate"] and began["approximation"].startswith("train_start estimated")
+        assert rec["run_start"]["ts"] - APPROXIMATE <= seconds(began["ts"]) <= rec["epoch_ends"][0]["ts"]
         low = rec["run_end"]["ts"] - rec["run_start"]["ts_after"]
         high = rec["run_end"]["ts_after"] - rec["run_start"]["ts"]
         assert low - tolerance(start, end) <= wall <= high + tolerance(start, end), (run_id, wall, low, high)
@@ -557,7 +562,6 @@ def test_imported_runs_reach_fct_runs_with_the_recorded_wall_time(tmp_path, tens
         slack = tolerance(end, final_epoch)
         assert recorded_tail[0] - slack <= tail <= recorded_tail[1] + slack, (run_id, tail, recorded_tail)
         assert wall == pytest.approx(seconds(end["ts"]) - seconds(start["ts"]), abs=1e-6)
-        markers = [line for line in lines if line["event"] in ("run_start", "checkpoint", "epoch_end", "run_end")]
         approximate = sum(line["is_approximate"] for line in markers)
         assert provenance[run_id] == (lines[0]["source_format"], approximate > 0, approximate)
     # the approximations are named in each profile's Limits

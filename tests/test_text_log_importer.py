@@ -187,6 +187,29 @@ def test_an_unparseable_dump_keeps_what_it_can_and_says_so(tmp_path, capsys):
     assert len(of(lines, "epoch_end")) == 2 and len(of(lines, "run_end")) == 1 and len(of(lines, "profile")) == 1
 
 
+def test_the_first_begin_training_line_is_train_start_with_a_loaded_checkpoint_s_step(tmp_path):
+    fresh = write_log(tmp_path / "fresh" / "train.log", OLD_FAIRSEQ)
+    resumed = write_log(
+        tmp_path / "resumed" / "train.log",
+        [
+            "2020-11-03 10:00:00 | INFO | fairseq_cli.train | start",
+            "2020-11-03 10:00:03 | INFO | fairseq.trainer | Loaded checkpoint ckpt/checkpoint_last.pt "
+            "(epoch 2 @ 200 updates)",
+            "2020-11-03 10:00:07 | INFO | fairseq.trainer | begin training epoch 2",
+            "2020-11-03 10:01:47 | INFO | fairseq.trainer | begin training epoch 3",
+            "2020-11-03 10:01:50 | INFO | fairseq_cli.train | done training in 110.0 seconds",
+        ],
+    )
+    for log, name in ((fresh, "fresh"), (resumed, "resumed")):
+        assert run_import(log, "--out", tmp_path / "out" / name) == 0
+    (fresh_start,) = of(only_run(tmp_path / "out" / "fresh"), "train_start")
+    (resumed_start,) = of(only_run(tmp_path / "out" / "resumed"), "train_start")  # the first begin line only
+    # the log's own line: approximate only for its whole-second times
+    assert (fresh_start["ts"], "step" in fresh_start) == ("2020-11-02T09:00:01.000000Z", False)
+    assert (resumed_start["ts"], resumed_start["step"]) == ("2020-11-03T10:00:07.000000Z", 200)
+    assert resumed_start["approximation"].startswith("train_start from a log line with whole-second times")
+
+
 def test_parse_config_dump_never_evaluates():
     marker = "__import__('os').system('touch /tmp/runlens-should-not-exist')"
     dump = parse_config_dump(f"Namespace(a={marker}, b=1.5e3, c=-2, d=(1, 'x'), e=nan, f={{'k': True}})")

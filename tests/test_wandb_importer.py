@@ -93,6 +93,18 @@ def assert_matches_sessions(lines: list[dict], recorded: list[dict], checkpoints
         if "step" in line:
             assert line["step"] == epochs[line["epoch"]]["step"], line
         assert_within(line, epochs[line["epoch"]]["ts"], epochs[line["epoch"]]["ts"])
+    # where each session's training began: after its run_start, before its first checkpoint or epoch
+    # end, approximate and without a step (which checkpoint a resume restored is left to runlens);
+    # none for Keras, which logs once an epoch ends
+    train_starts = of(lines, "train_start")
+    if starts[0]["framework"] == "keras":
+        assert train_starts == []
+    else:
+        assert len(train_starts) == len(recorded)
+        for began, session in zip(train_starts, recorded, strict=True):
+            first_marker = min(m["ts"] for m in session["checkpoints"] + session["epoch_ends"])
+            assert began["is_approximate"] and "step" not in began, began
+            assert_within(began, session["run_start"]["ts"], first_marker)
     for line in lines:
         jsonschema.validate(line, SCHEMA)
         assert line["source_format"] == "wandb" and line["is_approximate"] == (line["approximation"] is not None)

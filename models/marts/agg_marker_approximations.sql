@@ -1,10 +1,29 @@
 -- Which marker times are stand-ins, and why: imported logs flag every marker whose time is
--- approximate (runlens/importers). Grain: one row per collection, source format and reason.
+-- approximate (runlens/importers), and every train_start they inferred (where a session's
+-- training began, which goodput's start-up ends at). Grain: one row per collection, source format
+-- and reason.
 with
 
-markers as (
+approximate_markers as (
     select * from {{ ref('int_run_markers') }}
     where is_approximate
+),
+
+approximate_train_starts as (
+    select * from {{ ref('int_event_occurrences') }}
+    where event_type = 'train_start' and occurrence = 1 and is_approximate
+),
+
+markers as (
+    select
+        run_id,
+        approximation
+    from approximate_markers
+    union all
+    select
+        run_id,
+        approximation
+    from approximate_train_starts
 ),
 
 runs as (

@@ -7,6 +7,8 @@
   A FINISHED, FAILED or KILLED run without end_time ends at its last metric: approximate.
 - collection: the experiment's name; task: the tag, else the param, that `--task-key` names
   (default `task`), else `unspecified`; config: the params.
+- train_start: where training began, from the first logged training metrics (scalars.py):
+  approximate; none for Keras autologging, which logs once an epoch ends.
 - epoch_end: from the changes of the epoch metric (`--epoch-metric`, default `epoch`), or for
   Keras autologging from the per-epoch metrics: approximate.
 - checkpoint: checkpoint files among the run's artifacts, by modification time (approximate: an
@@ -111,6 +113,11 @@ def to_run(mlrun: MlflowRun, options: Options, run_id: str) -> Outcome:
         run.add("run_start", us_from_millis(mlrun.start_ms), mlrun.source_path)
     else:
         run.add("run_start", min(times), mlrun.source_path, "run_start taken from the first metric: no start_time")
+
+    start_us = us_from_millis(mlrun.start_ms) if mlrun.start_ms is not None else min(times)
+    began = scalars.training_start(mlrun.metrics, style, options.eval_pattern, (start_us, None))
+    if began is not None:
+        run.add("train_start", began.ts_us, began.source_path, began.reason)
 
     artifacts = find_checkpoints([mlrun.artifact_dir], [True]) if mlrun.artifact_dir else []
     for found in artifacts:

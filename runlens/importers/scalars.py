@@ -12,6 +12,9 @@ frameworks that write them follow conventions that tell where an epoch ended:
 - Keras logs `epoch_<metric>` summaries (MLflow autolog: the metrics with step = epoch index) when
   an epoch ends.
 
+A session's train_start (where its training began) comes from its first logged training steps:
+the first one's time, moved back at the pace of the next over the steps before it.
+
 Every marker derived here is approximate; its `reason` says how it was found.
 """
 
@@ -255,3 +258,52 @@ def eval_checkpoints(series: Series, style: str, eval_pattern: re.Pattern, every
             continue
         markers.append(Marker(picked.ts_us, step, None, picked.source_path, reason))
     return markers
+
+
+# tags logged during set-up, before training: Lightning's hyperparameter placeholder at step 0
+SET_UP_TAGS = frozenset({"hp_metric"})
+TRAIN_START_PACED = (
+    "train_start estimated from the first two logged training steps: the first one's time, moved back over "
+    "the steps before it at the pace between the two"
+)
+TRAIN_START_FIRST_LOG = "train_start taken from the first logged training metric: training began before it"
+
+
+def training_start(
+    series: Series,
+    style: str,
+    eval_pattern: re.Pattern,
+    window: tuple[int | None, int | None] = (None, None),
+    from_step: int | None = 0,
+    source_path: str | None = None,
+) -> Marker | None:
+    """Where a session's training began (its train_start, approximate), from its first logged
+    training points (no evaluation's tag) within `window` (start, end: microseconds) and, when
+    given, one source: the first point's time, moved back at the pace of the next logged step
+    over the steps from `from_step` (the step training starts from: 0, or a restored
+    checkpoint's) to the first point's. None for Keras, which logs once an epoch ends (the pace
+    before an epoch is not seen), and for a session without training points."""
+    if style == "keras":
+        return None
+    start, end = window
+    points = sorted(
+        (
+            point
+            for tag, tagged in series.items()
+            if not _is_eval(tag, eval_pattern) and tag not in SET_UP_TAGS
+            for point in tagged
+            if (start is None or point.ts_us >= start)
+            and (end is None or point.ts_us < end)
+            and (source_path is None or point.source_path == source_path)
+        ),
+        key=lambda point: (point.ts_us, point.step),
+    )
+    if not points:
+        return None
+    first = points[0]
+    following = next((point for point in points if point.step > first.step and point.ts_us > first.ts_us), None)
+    if from_step is None or following is None or first.step <= from_step:
+        return Marker(first.ts_us, from_step, None, first.source_path, TRAIN_START_FIRST_LOG)
+    pace = (following.ts_us - first.ts_us) / (following.step - first.step)
+    began = round(first.ts_us - pace * (first.step - from_step))
+    return Marker(max(began, start or began), from_step, None, first.source_path, TRAIN_START_PACED)

@@ -12,6 +12,8 @@ What TensorBoard can tell, and how exactly:
 - run_end: the last event's (or a later checkpoint file's) wall time: approximate, work after
   the last logged scalar is not seen; TensorBoard keeps no run status, so the run is taken as
   completed (said in the approximation);
+- train_start: where training began, from the first logged training scalars (scalars.py):
+  approximate; none for Keras, which logs once an epoch ends;
 - epoch_end: from the framework's epoch signals (see scalars.py): approximate;
 - checkpoint: checkpoint files beside the logs, by modification time: exact; without any, the
   evaluation logs at the checkpoint steps: approximate.
@@ -233,6 +235,9 @@ def import_run(folder: Path, files: list[Path], root: Path, options: Options) ->
     last = max(timed, key=lambda r: (r.last_us, r.shown))
     start_us, end_us = first.first_us, last.last_us
     run.add("run_start", start_us, first.shown, START_REASON)
+    began = scalars.training_start(series, style, options.eval_pattern, (start_us, None))
+    if began is not None:
+        run.add("train_start", began.ts_us, began.source_path, began.reason)
 
     folders, deep = _checkpoint_folders(folder)
     files_found, rejects = checkpoints_in_run(folders, deep, start_us, end_us, FORMAT)

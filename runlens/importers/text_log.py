@@ -10,6 +10,8 @@ out of it:
 | `checkpoint`   | `[Ss]aved checkpoint \\S+ \\(epoch (?P<epoch>\\d+) @ (?P<step>\\d+) updates` | checkpoint       |
 | `epoch_end`    | `end of epoch (?P<epoch>\\d+)`                                         | epoch_end        |
 | `epoch_step`   | `epoch (?P<epoch>\\d+) @ (?P<step>\\d+) updates`                        | the epoch's step |
+| `train_start`  | `begin training epoch \\d+`                                            | train_start (the first) |
+| `restored`     | `[Ll]oaded checkpoint \\S+ \\(epoch \\d+ @ (?P<step>\\d+) updates`            | train_start's step |
 | `run_end`      | `done training`                                                       | run_end (completed) |
 | `task`         | `'task': \\{'_name': '(?P<task>[^']+)'`                                | the task         |
 | `config`       | `\\| fairseq_cli\\.train \\| (?P<config>Namespace\\(.*\\|\\{'.*)$`           | the run's config |
@@ -22,6 +24,10 @@ versions write `Saved checkpoint` and print a config dict (which may hold a `Nam
 literal is kept as its text and named in the run_start's `config_note`, as is anything unread).
 Without a dump the config is empty and `config_source` is absent. When no `task` line names the
 task, a string `config[<--task-key>]` does (fairseq 0.10's `task='translation'`).
+
+The first `train_start` line (fairseq: `begin training epoch 1`) is where training began, after
+the set-up; a `restored` line before it (fairseq: `Loaded checkpoint ... (epoch 3 @ 1200 updates)`)
+gives its step, the restored checkpoint's.
 
 The times the save lines state (`writing took N seconds`) become a `profile` event with one section,
 `checkpoint_save`: their sum. A profile needs a measured `wall_seconds`; this one is the span the
@@ -52,6 +58,8 @@ DEFAULT_PATTERNS = {
     "checkpoint": r"[Ss]aved checkpoint \S+ \(epoch (?P<epoch>\d+) @ (?P<step>\d+) updates",
     "epoch_end": r"end of epoch (?P<epoch>\d+)",
     "epoch_step": r"epoch (?P<epoch>\d+) @ (?P<step>\d+) updates",
+    "train_start": r"begin training epoch \d+",
+    "restored": r"[Ll]oaded checkpoint \S+ \(epoch \d+ @ (?P<step>\d+) updates",
     "run_end": r"done training",
     "task": r"'task': \{'_name': '(?P<task>[^']+)'",
     "config": r"\| fairseq_cli\.train \| (?P<config>Namespace\(.*|\{'.*)$",
@@ -131,6 +139,7 @@ def import_log(path: Path, root: Path, options: Options) -> Outcome:
     ended = None
     task_source = "default"
     epoch_steps: dict[int, int] = {}
+    training, restored_step = False, None  # a train_start written; the step a loaded checkpoint names
     dump: tuple[int, str, ConfigDump] | None = None  # (line, text, parsed): the first config dump
     other_dumps: list[int] = []  # lines of later dumps that state another config
     saves: list[float] = []  # the seconds each save line says writing took
@@ -167,6 +176,12 @@ def import_log(path: Path, root: Path, options: Options) -> Outcome:
         last_us, last_line, last_precise = us, number, precise
         if task_source == "default" and (found := compiled["task"].search(line)):
             run.task, task_source = found.group("task"), "pattern:task"
+        if (found := compiled["restored"].search(line)) and (found.groupdict().get("step") or "").isdigit():
+            restored_step = int(found.group("step"))
+        if not training and compiled["train_start"].search(line):
+            training = True
+            fields = {} if restored_step is None else {"step": restored_step}
+            run.add("train_start", us, shown, reason("train_start"), source_line=number, **fields)
         if found := compiled["epoch_step"].search(line):
             epoch_steps[int(found.group("epoch"))] = int(found.group("step"))
         if found := compiled["checkpoint"].search(line):

@@ -21,6 +21,8 @@ WandbLogger always passes it), resumed or not. What each run gives, and how exac
   `unspecified`; config: the run's config without W&B's `_wandb` (an online run's config.yaml
   fills keys the stream lacks); resources: the GPU count and type of W&B's environment record
   (or metadata file).
+- train_start, one per session: where its training began, from its first logged training steps
+  (scalars.py): approximate; without a step, so runlens infers the checkpoint a resume restored.
 - epoch_end: from the history the way scalars.py reads any scalar series, each with the
   framework's convention: Lightning (WandbLogger: step `trainer/global_step`), the HF Trainer
   (`train/epoch`, step `train/global_step`), Keras (WandbMetricsLogger's `epoch/epoch`, logged
@@ -300,6 +302,25 @@ def _add_checkpoints(run: Run, sessions, series, framework, run_config, span, op
             run.add("checkpoint", marker.ts_us, marker.source_path, marker.reason, step=marker.step)
 
 
+def _add_train_starts(run: Run, sessions: list[Session], starts: dict, series, framework: str, options) -> None:
+    """Each session's train_start from its first logged training steps (scalars.training_start),
+    paced from step 0 in the first session and, where the framework's step counts training steps,
+    from the latest checkpoint before a resumed session's start. No step is written: which
+    checkpoint a resume restored is not in W&B's records, so runlens infers it (said so)."""
+    saved = [event for event in run.events if event.event == "checkpoint" and "step" in event.fields]
+    checkpoints = [(event.ts_us, event.fields["step"]) for event in saved]
+    for index, session in enumerate(sessions):
+        start = starts[session.shown][0]
+        end = starts[sessions[index + 1].shown][0] if index + 1 < len(sessions) else None
+        from_step = 0
+        if index > 0:
+            earlier = [step for ts_us, step in checkpoints if ts_us < start]
+            from_step = max(earlier) if earlier and framework in ("lightning", "hf") else None
+        began = scalars.training_start(series, framework, options.eval_pattern, (start, end), from_step, session.shown)
+        if began is not None:
+            run.add("train_start", began.ts_us, began.source_path, began.reason)
+
+
 def import_run(files: list[Path], options: Options) -> Outcome:
     """Import the sessions (run files) of one W&B run id."""
     outcome = Outcome()
@@ -337,6 +358,7 @@ def import_run(files: list[Path], options: Options) -> Outcome:
         run.run_fields["resources"] = resources
     span = _add_sessions(run, sessions, starts, outcome)
     _add_checkpoints(run, sessions, series, framework, run_config, span, options, outcome)
+    _add_train_starts(run, sessions, starts, series, framework, options)
     for marker in _epoch_markers(series, framework, last.exit_code == 0, options):
         fields = {"epoch": marker.epoch}
         if marker.step is not None:
