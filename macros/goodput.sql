@@ -119,3 +119,122 @@
 
     select * from final
 {%- endmacro %}
+
+{#- The CTEs that give each key's profiler seconds per goodput bucket (def_goodput): `sections`,
+    one row per key (key_columns) with training_seconds (NULL without a training section),
+    checkpoint_restore_seconds, checkpoint_save_seconds, evaluation_seconds and
+    data_loading_seconds, from `profile_sections` (key_columns, section, seconds). A section takes
+    the var's entry before the seed's, a name before a pattern, the longest pattern first;
+    `unattributed` (the profile's time in no section) is no bucket's. -#}
+{% macro goodput_section_ctes(profile_sections, key_columns) -%}
+section_buckets as (
+    {{ runlens.goodput_section_buckets() }}
+),
+
+section_names as (
+    select distinct section from {{ profile_sections }}
+    where section != 'unattributed'
+),
+
+section_matches as (
+    select
+        section_names.section,
+        section_buckets.bucket,
+        row_number() over (
+            partition by section_names.section
+            order by
+                section_buckets.source_rank asc,
+                case when section_buckets.section = section_names.section then 0 else 1 end asc,
+                length(section_buckets.section) desc,
+                section_buckets.section asc
+        ) as preference
+    from section_names
+    inner join section_buckets
+        on section_names.section like {{ runlens.section_like_pattern('section_buckets.section') }} escape '!'
+),
+
+section_bucket_of as (
+    select
+        section,
+        bucket
+    from section_matches
+    where preference = 1
+),
+
+sections as (
+    select
+        {% for column in key_columns %}{{ profile_sections }}.{{ column }},
+        {% endfor -%}
+        sum(case when section_bucket_of.bucket = 'training' then {{ profile_sections }}.seconds end)
+            as training_seconds,
+        {%- for bucket in ['checkpoint_restore', 'checkpoint_save', 'evaluation', 'data_loading'] %}
+        sum(case when section_bucket_of.bucket = '{{ bucket }}' then {{ profile_sections }}.seconds else 0 end)
+            as {{ bucket }}_seconds{{ ',' if not loop.last }}
+        {%- endfor %}
+    from {{ profile_sections }}
+    left join section_bucket_of on {{ profile_sections }}.section = section_bucket_of.section
+    group by {% for column in key_columns %}{{ profile_sections }}.{{ column }}{{ ', ' if not loop.last }}{% endfor %}
+)
+{%- endmacro %}
+
+{#- The CTEs that carve the sections and the wait for the slowest rank from what the timeline
+    leaves (def_goodput), ending in `carved_to_productive`: `measured` gives wall_seconds,
+    start_up_total_seconds, redone_seconds, down_seconds, final_tail_seconds, the sections'
+    seconds (restore_section_seconds, save_section_seconds, evaluation_section_seconds,
+    data_loading_section_seconds, training_section_seconds), has_training_sections and
+    rank_waiting_measured_seconds; each carved bucket takes at most what is left, in this order. -#}
+{% macro goodput_carving_ctes(measured) -%}
+training_time as (
+    -- what the timeline leaves: the sessions' training time, less redone progress and the tail;
+    -- a restore timed as a section happened before training began: it is start-up time
+    select
+        *,
+        least(restore_section_seconds, start_up_total_seconds) as checkpoint_restore_seconds,
+        {{ runlens.whole_microseconds(
+            'wall_seconds - start_up_total_seconds - redone_seconds - down_seconds - final_tail_seconds'
+        ) }} as training_time_seconds
+    from {{ measured }}
+),
+
+carved as (
+    select
+        *,
+        least(save_section_seconds, training_time_seconds) as checkpoint_save_seconds,
+        least(evaluation_section_seconds, greatest(training_time_seconds - save_section_seconds, 0))
+            as evaluation_seconds,
+        least(
+            data_loading_section_seconds,
+            greatest(training_time_seconds - save_section_seconds - evaluation_section_seconds, 0)
+        ) as data_loading_seconds,
+        least(
+            rank_waiting_measured_seconds,
+            greatest(
+                training_time_seconds - save_section_seconds - evaluation_section_seconds
+                - data_loading_section_seconds,
+                0
+            )
+        ) as rank_waiting_seconds
+    from training_time
+),
+
+left_over as (
+    select
+        *,
+        {{ runlens.whole_microseconds(
+            'training_time_seconds - checkpoint_save_seconds - evaluation_seconds - data_loading_seconds'
+            ~ ' - rank_waiting_seconds'
+        ) }} as left_seconds
+    from carved
+),
+
+carved_to_productive as (
+    -- the training sections' seconds, up to what is left; without them, all that is left
+    select
+        *,
+        case
+            when has_training_sections and training_section_seconds < left_seconds then training_section_seconds
+            else left_seconds
+        end as productive_seconds
+    from left_over
+)
+{%- endmacro %}

@@ -119,6 +119,16 @@ def test_what_could_not_be_measured_is_counted(marts):
     ]
 
 
+def test_each_rank_spends_the_run_s_training_time_its_own_way(marts):
+    """`ranks`: rank 0 reached both checkpoints 30 s before rank 1, so it waited 60 s of the 280 s
+    of training time; rank 1 waited for nobody. The timeline (start-up 20 s) is the run's."""
+    rows = marts.execute(
+        "select rank, wall_seconds, start_up_seconds, rank_waiting_seconds, productive_seconds"
+        " from fct_run_rank_goodput where run_id = 'ranks' order by rank"
+    ).fetchall()
+    assert rows == [(0, 300, 20, 60, 220), (1, 300, 20, 0, 280)]
+
+
 def test_goodput_and_gpu_hours_of_a_run(marts):
     rows = dict(marts.execute("select run_id, [goodput, gpu_hours] from fct_run_goodput").fetchall())
     assert rows["resume"] == pytest.approx([2000 / 4500, 2 * 4500 / 3600])

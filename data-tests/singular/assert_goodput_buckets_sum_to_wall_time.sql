@@ -1,5 +1,6 @@
--- Invariant: every run's goodput buckets add up to its wall time (to the microsecond), and for a
--- run the event log measured that wall time is fct_runs.wall_seconds.
+-- Invariant: every run's goodput buckets add up to its wall time (to the microsecond), and so do
+-- every rank's (fct_run_rank_goodput); for a run the event log measured, that wall time is
+-- fct_runs.wall_seconds.
 -- Returns the runs that break it; in a build, among the rows it wrote (macros/tests_on_changes.sql).
 {%- set buckets = runlens.goodput_buckets() %}
 with
@@ -13,12 +14,24 @@ runs as (
     select * from {{ ref('fct_runs') }}
 ),
 
+rank_goodput as (
+    select * from {{ ref('fct_run_rank_goodput') }}
+),
+
 summed as (
     select
         run_id,
         wall_seconds,
-        {% for bucket in buckets %}{{ bucket }}_seconds{{ ' + ' if not loop.last }}{% endfor %} as bucket_seconds
+        {% for bucket in buckets %}
+        {{ '    + ' if not loop.first }}{{ bucket }}_seconds{% endfor %} as bucket_seconds
     from goodput
+    union all
+    select
+        run_id,
+        wall_seconds,
+        {% for bucket in buckets %}
+        {{ '    + ' if not loop.first }}{{ bucket }}_seconds{% endfor %} as bucket_seconds
+    from rank_goodput
 )
 
 select

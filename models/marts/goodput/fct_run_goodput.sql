@@ -31,10 +31,6 @@ profile_sections as (
     where {{ runlens.is_run_to_compute_or_live('run_id') }}
 ),
 
-section_buckets as (
-    {{ runlens.goodput_section_buckets() }}
-),
-
 distributed_runs as (
     select * from {{ ref('fct_distributed_runs') }}
     where {{ runlens.is_run_to_compute_or_live('run_id') }}
@@ -62,55 +58,7 @@ timeline as (
     group by run_id
 ),
 
-section_names as (
-    -- `unattributed` is the profile's time in no section (fct_run_profile_sections), never a bucket's
-    select distinct section from profile_sections
-    where section != 'unattributed'
-),
-
-section_matches as (
-    -- each section name's bucket: the var's entries before the seed's, a name before a pattern,
-    -- the longest pattern first
-    select
-        section_names.section,
-        section_buckets.bucket,
-        row_number() over (
-            partition by section_names.section
-            order by
-                section_buckets.source_rank asc,
-                case when section_buckets.section = section_names.section then 0 else 1 end asc,
-                length(section_buckets.section) desc,
-                section_buckets.section asc
-        ) as preference
-    from section_names
-    inner join section_buckets
-        on section_names.section like {{ runlens.section_like_pattern('section_buckets.section') }} escape '!'
-),
-
-section_bucket_of as (
-    select
-        section,
-        bucket
-    from section_matches
-    where preference = 1
-),
-
-sections as (
-    select
-        profile_sections.run_id,
-        sum(case when section_bucket_of.bucket = 'training' then profile_sections.seconds end) as training_seconds,
-        sum(case when section_bucket_of.bucket = 'checkpoint_restore' then profile_sections.seconds else 0 end)
-            as checkpoint_restore_seconds,
-        sum(case when section_bucket_of.bucket = 'checkpoint_save' then profile_sections.seconds else 0 end)
-            as checkpoint_save_seconds,
-        sum(case when section_bucket_of.bucket = 'evaluation' then profile_sections.seconds else 0 end)
-            as evaluation_seconds,
-        sum(case when section_bucket_of.bucket = 'data_loading' then profile_sections.seconds else 0 end)
-            as data_loading_seconds
-    from profile_sections
-    left join section_bucket_of on profile_sections.section = section_bucket_of.section
-    group by profile_sections.run_id
-),
+{{ runlens.goodput_section_ctes('profile_sections', ['run_id']) }},
 
 measured as (
     select
@@ -149,60 +97,7 @@ measured as (
     left join resources on runs.run_id = resources.run_id
 ),
 
-training_time as (
-    -- what the timeline leaves: the sessions' training time, less redone progress and the tail
-    select
-        *,
-        least(restore_section_seconds, start_up_total_seconds) as checkpoint_restore_seconds,
-        {{ runlens.whole_microseconds(
-            'wall_seconds - start_up_total_seconds - redone_seconds - down_seconds - final_tail_seconds'
-        ) }} as training_time_seconds
-    from measured
-),
-
-carved as (
-    -- the sections and the wait for the slowest rank, each carved from what is left of the
-    -- training time in this order, never past it
-    select
-        *,
-        least(save_section_seconds, training_time_seconds) as checkpoint_save_seconds,
-        least(evaluation_section_seconds, greatest(training_time_seconds - save_section_seconds, 0))
-            as evaluation_seconds,
-        least(
-            data_loading_section_seconds,
-            greatest(training_time_seconds - save_section_seconds - evaluation_section_seconds, 0)
-        ) as data_loading_seconds,
-        least(
-            rank_waiting_measured_seconds,
-            greatest(
-                training_time_seconds - save_section_seconds - evaluation_section_seconds
-                - data_loading_section_seconds,
-                0
-            )
-        ) as rank_waiting_seconds
-    from training_time
-),
-
-left_over as (
-    select
-        *,
-        {{ runlens.whole_microseconds(
-            'training_time_seconds - checkpoint_save_seconds - evaluation_seconds - data_loading_seconds'
-            ~ ' - rank_waiting_seconds'
-        ) }} as left_seconds
-    from carved
-),
-
-productive as (
-    -- the training sections' seconds, up to what is left; without them, all that is left
-    select
-        *,
-        case
-            when has_training_sections and training_section_seconds < left_seconds then training_section_seconds
-            else left_seconds
-        end as productive_seconds
-    from left_over
-),
+{{ runlens.goodput_carving_ctes('measured') }},
 
 final as (
     select
@@ -236,7 +131,7 @@ final as (
         has_training_sections,
         has_ranks,
         {{ runlens.build_started_at() }} as computed_at
-    from productive
+    from carved_to_productive
 )
 
 select * from final
