@@ -424,6 +424,47 @@ def test_keras_train_and_validation_folders_are_one_run_with_epoch_ends(tmp_path
     }
 
 
+def _write_event_file(path: Path, events: list[tuple[float, int, float]], first_tag: str = "train_loss") -> None:
+    """An event file of (wall time, step, train_loss) summaries (the first one's tag: first_tag), with
+    no header of the time of writing."""
+    from tensorboard.compat.proto import event_pb2, summary_pb2
+    from tensorboard.summary.writer.record_writer import RecordWriter
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("wb") as handle:
+        writer = RecordWriter(handle)
+        for index, (wall_time, step, loss) in enumerate(events):
+            value = summary_pb2.Summary.Value(tag=first_tag if index == 0 else "train_loss", simple_value=loss)
+            event = event_pb2.Event(wall_time=wall_time, step=step, summary=summary_pb2.Summary(value=[value]))
+            writer.write(event.SerializeToString())
+
+
+def test_a_tensorboard_training_resumed_into_its_folder_is_a_second_session(tmp_path, tensorboard):
+    """The first writer logs steps 10 to 100, one every 10 steps 2 s apart, from 4 s after its
+    start; it dies; a second writer starts 100 s after the first ended and logs steps 60 to 150
+    (it went back to a checkpoint at step 50). Two sessions; each one's train_start: the first's
+    moved back from step 10 (at 4 s) at 0.2 s a step to step 0, 2 s; the second's at its first log."""
+    start = 1_700_000_000.0
+    folder = tmp_path / "logs" / "version_0"
+    first = [(start, 0, 1.0)] + [(start + 2 + 2 * k, 10 * k, 1.0 / k) for k in range(1, 11)]  # steps 10..100 at 4..22 s
+    second = [(start + 122, 50, 0.5)] + [(start + 126 + 2 * k, 50 + 10 * k, 0.4) for k in range(1, 11)]
+    # Lightning's hyperparameter placeholder at step 0, logged at set-up: no training step
+    _write_event_file(folder / "events.out.tfevents.1700000000.host.1.0", first, first_tag="hp_metric")
+    _write_event_file(folder / "events.out.tfevents.1700000122.host.2.0", second)
+    assert run_cli(tmp_path / "logs", "--out", tmp_path / "out", "--quiet") == 0
+    lines = only_run(tmp_path / "out")
+    starts = of(lines, "run_start")
+    assert [seconds(line["ts"]) - start for line in starts] == pytest.approx([0, 122])
+    assert starts[1]["approximation"].startswith("run_start of a resumed session")
+    began = of(lines, "train_start")
+    assert [seconds(line["ts"]) - start for line in began] == pytest.approx([2, 122], abs=1e-6)
+    assert [line["approximation"].split(":")[0] for line in began] == [
+        "train_start estimated from the first two logged training steps",
+        "train_start taken from the first logged training metric",
+    ]
+    assert all("step" not in line for line in began)
+
+
 SAVED = "INFO | fairseq.checkpoint_utils | Saved checkpoint"
 PREPARING = "INFO | fairseq.checkpoint_utils | Preparing to save checkpoint for"
 FAIRSEQ = "".join(

@@ -8,7 +8,10 @@ import must name such a record, so the reader is driven here directly.
 What TensorBoard can tell, and how exactly:
 
 - run_start: the first event's wall time (the writer's creation): approximate, set-up before it
-  is not seen;
+  is not seen; and one per resumed session: a later event file (a new writer process) that
+  begins after every earlier file ended and whose steps go back to or below steps already logged
+  (the training restarted from a checkpoint into the same folder), at its first event (an earlier
+  session ends at its last marker: nothing tells when its process died);
 - run_end: the last event's (or a later checkpoint file's) wall time: approximate, work after
   the last logged scalar is not seen; TensorBoard keeps no run status, so the run is taken as
   completed (said in the approximation);
@@ -40,6 +43,10 @@ FORMAT = "tensorboard"
 EVENT_FILE = re.compile(r"(^|\.)events\.out\.tfevents\.")
 KERAS_SPLITS = ("train", "validation")
 START_REASON = "run_start taken from the first TensorBoard event (the writer's creation): set-up before it is not seen"
+RESUME_REASON = (
+    "run_start of a resumed session taken from the first event of a later TensorBoard file whose steps went back "
+    "(a new writer after a restart): set-up before it is not seen"
+)
 END_REASON = "run_end taken from the last TensorBoard event: work after the last logged scalar is not seen"
 NO_STATUS = "; TensorBoard records no run status, so the run is taken as completed"
 
@@ -184,6 +191,30 @@ def _save_every(args: dict, options: Options) -> int | None:
     return None
 
 
+def sessions_of(timed: list[FileRead]) -> list[list[FileRead]]:
+    """The run's sessions, each a list of event files: a file starts a new one when it begins after
+    every earlier file ended and its first step is at or below a step already logged (a training
+    resumed from a checkpoint writes a new file from the restored step on)."""
+    sessions: list[list[FileRead]] = []
+    last_us, top_step = None, None
+    for read in sorted(timed, key=lambda r: (r.first_us, r.shown)):
+        steps = [point.step for points in read.series.values() for point in points]
+        first_step = min(steps, default=None)
+        resumed = (
+            sessions
+            and read.first_us > last_us
+            and first_step is not None
+            and top_step is not None
+            and first_step <= top_step
+        )
+        if not sessions or resumed:
+            sessions.append([])
+        sessions[-1].append(read)
+        last_us = read.last_us if last_us is None else max(last_us, read.last_us)
+        top_step = max([step for step in (top_step, *steps) if step is not None], default=None)
+    return sessions
+
+
 def import_run(folder: Path, files: list[Path], root: Path, options: Options) -> Outcome:
     """Import the event files of one run folder found below root."""
     outcome = Outcome()
@@ -234,10 +265,18 @@ def import_run(folder: Path, files: list[Path], root: Path, options: Options) ->
     first = min(timed, key=lambda r: (r.first_us, r.shown))
     last = max(timed, key=lambda r: (r.last_us, r.shown))
     start_us, end_us = first.first_us, last.last_us
-    run.add("run_start", start_us, first.shown, START_REASON)
-    began = scalars.training_start(series, style, options.eval_pattern, (start_us, None))
-    if began is not None:
-        run.add("train_start", began.ts_us, began.source_path, began.reason)
+    sessions = sessions_of(timed)
+    session_starts = [min(read.first_us for read in session) for session in sessions]
+    for index, session in enumerate(sessions):
+        opened = min(session, key=lambda r: (r.first_us, r.shown))
+        run.add("run_start", session_starts[index], opened.shown, RESUME_REASON if index else START_REASON)
+        following = session_starts[index + 1] if index + 1 < len(sessions) else None
+        # paced from step 0 in the first session; a resumed one's restored step is not known
+        began = scalars.training_start(
+            series, style, options.eval_pattern, (session_starts[index], following), 0 if index == 0 else None
+        )
+        if began is not None:
+            run.add("train_start", began.ts_us, began.source_path, began.reason)
 
     folders, deep = _checkpoint_folders(folder)
     files_found, rejects = checkpoints_in_run(folders, deep, start_us, end_us, FORMAT)

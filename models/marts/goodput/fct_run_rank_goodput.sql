@@ -40,10 +40,9 @@ latest_profiles as (
         events.profile_sections
     from rank_profiles
     inner join latest_profile_indexes
-        on
-            rank_profiles.run_id = latest_profile_indexes.run_id
-            and rank_profiles.rank = latest_profile_indexes.rank
-            and rank_profiles.profile_index = latest_profile_indexes.profile_index
+        on rank_profiles.run_id = latest_profile_indexes.run_id
+        and rank_profiles.rank = latest_profile_indexes.rank
+        and rank_profiles.profile_index = latest_profile_indexes.profile_index
     inner join events on rank_profiles.event_id = events.event_id
 ),
 
