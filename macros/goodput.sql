@@ -238,3 +238,20 @@ carved_to_productive as (
     from left_over
 )
 {%- endmacro %}
+
+{#- The bucket columns of a goodput mart, in the buckets' order, and its goodput, from the CTE
+    goodput_carving_ctes ends in (carved_to_productive). -#}
+{% macro goodput_bucket_columns() -%}
+productive_seconds,
+        {{ runlens.whole_microseconds('start_up_total_seconds - checkpoint_restore_seconds') }} as start_up_seconds,
+        checkpoint_restore_seconds,
+        checkpoint_save_seconds,
+        evaluation_seconds,
+        data_loading_seconds,
+        rank_waiting_seconds,
+        down_seconds,
+        redone_seconds,
+        final_tail_seconds,
+        {{ runlens.whole_microseconds('left_seconds - productive_seconds') }} as unattributed_seconds,
+        case when wall_seconds > 0 then productive_seconds / wall_seconds end as goodput
+{%- endmacro %}

@@ -40,6 +40,20 @@ FOLDER = Path(__file__).parent / "generated" / "goodput"
 BASE = datetime(2025, 3, 1, tzinfo=UTC)
 AS_OF = datetime(2025, 3, 10, 12, tzinfo=UTC)  # the sample's as-of time, which every test build uses
 COLLECTION = "goodput-a"
+# the goodput buckets in their order (macros/goodput.sql, goodput_buckets)
+BUCKETS = (
+    "productive",
+    "start_up",
+    "checkpoint_restore",
+    "checkpoint_save",
+    "evaluation",
+    "data_loading",
+    "rank_waiting",
+    "down",
+    "redone",
+    "final_tail",
+    "unattributed",
+)
 
 
 def ts(at: datetime) -> str:

@@ -19,19 +19,7 @@ from prebuilt import Prebuilds, prebuilt
 from runlens.report.render import render_reports
 
 RAW = goodput_fixture.FOLDER
-BUCKETS = (
-    "productive",
-    "start_up",
-    "checkpoint_restore",
-    "checkpoint_save",
-    "evaluation",
-    "data_loading",
-    "rank_waiting",
-    "down",
-    "redone",
-    "final_tail",
-    "unattributed",
-)
+BUCKETS = goodput_fixture.BUCKETS
 # run -> (wall, {bucket: seconds}), from the plans in tests/goodput_fixture.py; a bucket not named is 0
 PLANTED = {
     "resume": (

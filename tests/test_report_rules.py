@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
+from goodput_fixture import BUCKETS
 
 from runlens.report import rules, tables, units
 from runlens.report.data import (
@@ -458,21 +459,6 @@ def test_tasks_equal_at_the_precision_shown_are_called_equal():
     apart = profile(tasks=[task("a", 7092), task("b", 5730), task("c", 4590), task("d", 2952), task("e", 2910)])
     assert tables.tied_ends(apart, 2) == []
     assert tables.tied_ends(tied, 1) == []
-
-
-BUCKETS = (
-    "productive",
-    "start_up",
-    "checkpoint_restore",
-    "checkpoint_save",
-    "evaluation",
-    "data_loading",
-    "rank_waiting",
-    "down",
-    "redone",
-    "final_tail",
-    "unattributed",
-)
 
 
 def goodput_rows(seconds: dict[str, float], gpus: int | None = None, unmeasured: dict | None = None) -> list:

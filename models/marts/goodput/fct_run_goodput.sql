@@ -8,12 +8,9 @@
 with
 
 runs as (
+    -- those with sessions (fct_run_sessions: a collection and a run_start, clock skew aside)
     select * from {{ ref('fct_runs') }}
-    where
-        collection is not null
-        and started_at is not null
-        and exclusion_reason is distinct from 'clock_skew'
-        and {{ runlens.is_run_to_compute_or_live('run_id') }}
+    where {{ runlens.is_run_to_compute_or_live('run_id') }}
 ),
 
 live_runs as (
@@ -110,18 +107,7 @@ final as (
         started_at,
         ended_at,
         wall_seconds,
-        productive_seconds,
-        {{ runlens.whole_microseconds('start_up_total_seconds - checkpoint_restore_seconds') }} as start_up_seconds,
-        checkpoint_restore_seconds,
-        checkpoint_save_seconds,
-        evaluation_seconds,
-        data_loading_seconds,
-        rank_waiting_seconds,
-        down_seconds,
-        redone_seconds,
-        final_tail_seconds,
-        {{ runlens.whole_microseconds('left_seconds - productive_seconds') }} as unattributed_seconds,
-        case when wall_seconds > 0 then productive_seconds / wall_seconds end as goodput,
+        {{ runlens.goodput_bucket_columns() }},
         gpus * wall_seconds / 3600 as gpu_hours,
         cast(sessions as {{ dbt.type_bigint() }}) as sessions,
         cast(unmeasured_start_ups as {{ dbt.type_bigint() }}) as unmeasured_start_ups,
