@@ -78,6 +78,9 @@
             {%- if bucket == 'start_up' %}
             count(case when unmeasured_start_ups > 0 then 1 end) as runs_unmeasured,
             sum(unmeasured_start_up_seconds) as unmeasured_seconds
+            {%- elif bucket == 'redone' %}
+            count(case when inferred_restores > 0 then 1 end) as runs_unmeasured,
+            cast(null as {{ double }}) as unmeasured_seconds
             {%- elif bucket in ['productive'] + runlens.goodput_section_bucket_names() %}
             count(case when not has_training_sections then 1 end) as runs_unmeasured,
             sum(case when has_training_sections then 0 else productive_seconds end) as unmeasured_seconds

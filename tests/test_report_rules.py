@@ -526,12 +526,13 @@ def test_goodput_without_runs_or_wall_time_says_nothing():
 def test_what_the_logs_could_not_measure_is_named_with_the_time_it_could_hide():
     rows = goodput_rows(
         {"productive": 3000, "final_tail": 600},
-        unmeasured={"start_up": (3, 240.0), "productive": (4, 3000.0)},
+        unmeasured={"start_up": (3, 240.0), "productive": (4, 3000.0), "redone": (1, None)},
     )
     found = rules.goodput_unmeasured(profile(goodput=rows))
     assert [(finding.key, finding.figures) for finding in found] == [
         ("start_up_unmeasured", {"runs": 3, "of": 4, "seconds": 240.0}),
         ("sections_unmeasured", {"runs": 4, "of": 4, "seconds": 3000.0}),
+        ("restores_inferred", {"runs": 1, "of": 4, "seconds": None}),
     ]
     assert rules.goodput(profile(goodput=rows)).figures["is_upper_bound"] is True
     assert rules.goodput_unmeasured(profile(goodput=goodput_rows({"productive": 10.0}))) == []

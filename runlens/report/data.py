@@ -273,7 +273,7 @@ class GoodputBucket:
     bucket: str
     runs: int
     runs_unmeasured: int
-    unmeasured_seconds: float
+    unmeasured_seconds: float | None
     seconds: float
     share_of_wall: float | None
     gpu_hours: float | None

@@ -245,7 +245,11 @@ def goodput_unmeasured(profile: CollectionProfile) -> list[Finding]:
     the measured buckets may hold of them."""
     buckets = {bucket.bucket: bucket for bucket in profile.goodput}
     found = []
-    for name, key in (("start_up", "start_up_unmeasured"), ("productive", "sections_unmeasured")):
+    for name, key in (
+        ("start_up", "start_up_unmeasured"),
+        ("productive", "sections_unmeasured"),
+        ("redone", "restores_inferred"),
+    ):
         bucket = buckets.get(name)
         if bucket is not None and bucket.runs_unmeasured:
             found.append(
