@@ -16,7 +16,7 @@ which a session holds with a lock while it lives; another session of the same pr
 
 dbt is not made for two commands at once in one process (its flags, its adapter registry and
 dbt-duckdb's connection are process-wide): a session runs one command at a time, and a process
-holds one session per project it builds. Concurrent builds need processes (tests/pipeline.py).
+holds one session per project it builds. Concurrent builds need processes (tests/helpers/pipeline.py).
 """
 
 from __future__ import annotations

@@ -72,7 +72,7 @@ import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO / "tests"))
+sys.path[:0] = [str(REPO / "tests"), str(REPO / "tests" / "helpers")]
 sys.path[:0] = [str(REPO / "scripts"), str(REPO)]
 
 DEFAULT_SIZES = (1_000, 10_000, 100_000, 200_000)

@@ -1,8 +1,8 @@
 """Shared fixtures: databases built by the real dbt project over fixture and sample logs.
 
-Builds that tests only read are declared with `@prebuilt()` (tests/prebuilt.py): the session starts
+Builds that tests only read are declared with `@prebuilt()` (tests/helpers/prebuilt.py): the session starts
 those its tests need in the background. Every build runs in one of the session's project copies
-(tests/pipeline.py, ProjectCopies), in one of its dbt worker processes (tests/dbt_workers.py),
+(tests/helpers/pipeline.py, ProjectCopies), in one of its dbt worker processes (tests/helpers/dbt_workers.py),
 which parse a copy once and reuse the parsed project from build to build.
 """
 
@@ -52,7 +52,7 @@ def pytest_collection_modifyitems(items):
 def charts_say_what_they_show():
     """Every chart a test draws (every page of every golden dataset among them) is checked before
     it is saved: a tick label that reads as another value than its tick fails the test that drew
-    it (tests/chart_ticks.py)."""
+    it (tests/helpers/chart_ticks.py)."""
     from chart_ticks import tick_label_mismatches
     from matplotlib.figure import Figure
 

@@ -1,8 +1,8 @@
 """The same models on PostgreSQL and Spark give the same marts as on DuckDB (issue 6).
 
 One raw folder holds the bundled sample (sample/), the faulty fixture (faulty/), the generated
-runs with ranks (ranks/, tests/ranks_fixture.py) and the goodput fixture (goodput/,
-tests/goodput_fixture.py), with a collections file that is all of theirs.
+runs with ranks (ranks/, tests/helpers/ranks_fixture.py) and the goodput fixture (goodput/,
+tests/helpers/goodput_fixture.py), with a collections file that is all of theirs.
 The real project is built over it on DuckDB (the reference), on PostgreSQL and on Spark; on each
 engine every dbt test (data and unit) must pass, and every mart of the other engines must equal
 DuckDB's row by row (scripts/engines/parity.py: floats to a relative 1e-9, timestamps in UTC). The

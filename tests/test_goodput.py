@@ -1,4 +1,4 @@
-"""The goodput breakdown (issue 31) over the generated logs of tests/goodput_fixture.py (committed in
+"""The goodput breakdown (issue 31) over the generated logs of tests/helpers/goodput_fixture.py (committed in
 tests/generated/goodput), each run's seconds planted one bucket at a time: the fixture's docstring
 works every figure out by hand. That the buckets of every run of every fixture add up to its wall
 time is a data test of every build (data-tests/singular/assert_goodput_buckets_sum_to_wall_time.sql).
@@ -20,7 +20,7 @@ from runlens.report.render import render_reports
 
 RAW = goodput_fixture.FOLDER
 BUCKETS = goodput_fixture.BUCKETS
-# run -> (wall, {bucket: seconds}), from the plans in tests/goodput_fixture.py; a bucket not named is 0
+# run -> (wall, {bucket: seconds}), from the plans in tests/helpers/goodput_fixture.py; a bucket not named is 0
 PLANTED = {
     "resume": (
         4500,

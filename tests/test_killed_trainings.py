@@ -1,5 +1,5 @@
 """A real training killed with SIGKILL part-way through an epoch and resumed from its last
-checkpoint (issue 31, tests/killed_trainings.py): the goodput marts give its downtime, its redone
+checkpoint (issue 31, tests/helpers/killed_trainings.py): the goodput marts give its downtime, its redone
 training and its second start-up within 5% of what the training recorded of itself.
 
 The expected figures come from the sessions' own records and from this test's own moment of the
@@ -41,9 +41,9 @@ def records(folder: Path) -> list[dict]:
 
 
 def session(kind: str, folder: Path) -> subprocess.Popen:
-    environment = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO / "writer"), str(REPO / "tests")])}
+    environment = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO / "writer"), str(REPO / "tests" / "helpers")])}
     return subprocess.Popen(
-        [sys.executable, str(REPO / "tests" / "killed_trainings.py"), kind, str(folder)],
+        [sys.executable, str(REPO / "tests" / "helpers" / "killed_trainings.py"), kind, str(folder)],
         env=environment,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,

@@ -1,5 +1,5 @@
 """The sample's live collection (scripts/generate_sample.py, continuous-v4-live) as of the sample's
-as-of time, built by the real pipeline, against the independent oracle (tests/oracle.py: the live
+as-of time, built by the real pipeline, against the independent oracle (tests/helpers/oracle.py: the live
 definitions read again in plain Python, percentiles from statistics.quantiles) and against what the
 collection was written to show."""
 

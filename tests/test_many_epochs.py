@@ -1,5 +1,5 @@
 """Many-epoch runs (issue 14): the epoch and interval-kind marts over a generated fixture
-(tests/many_epochs.py), with figures worked out by hand below, and the golden report page.
+(tests/helpers/many_epochs.py), with figures worked out by hand below, and the golden report page.
 
 The fixture, in seconds per run (T = the training of every epoch after the first):
 

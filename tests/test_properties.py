@@ -12,7 +12,7 @@ known independently of the pipeline:
 - accounting: agg_file_data_quality per file and in total, and every reject's file, line and reason;
 - the plan: each run's status, source, wall, tail, downtime and restarts as constructed;
 - identities between the figures of fct_runs and fct_run_intervals;
-- differential: tests/oracle.py over the same folder (runs, intervals, collection statistics).
+- differential: tests/helpers/oracle.py over the same folder (runs, intervals, collection statistics).
 
 A build takes a while, so examples are few: RUNLENS_HYPOTHESIS_EXAMPLES (default 5), and they are
 all checked in one build: Hypothesis generates them first, each example's files go to a subfolder

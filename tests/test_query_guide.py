@@ -1,6 +1,6 @@
 """The SQL guide (docs/queries.md, issue 25): every query runs over the sample and returns exactly
 the answer the page shows, and each answer is checked against figures worked out from the sample's
-raw logs here (tests/oracle.py reads them with no SQL), so the guide can neither drift from the
+raw logs here (tests/helpers/oracle.py reads them with no SQL), so the guide can neither drift from the
 marts nor teach a wrong answer."""
 
 from __future__ import annotations

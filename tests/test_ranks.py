@@ -1,5 +1,5 @@
 """Runs with several ranks (issue 22): the rank marts over the generated logs of
-tests/ranks_fixture.py (committed in tests/generated/ranks), with every figure worked out by hand from
+tests/helpers/ranks_fixture.py (committed in tests/generated/ranks), with every figure worked out by hand from
 the fixture's plan:
 
 straggler (4 ranks, 10 steps): each step starts on every rank at once; ranks 0, 1, 3 arrive at the

@@ -1,5 +1,5 @@
 """The pages on every shape of logs (issue 21): golden pages for the bundled sample and for the
-generated shapes (tests/shapes.py), each read by a person before it was committed, and the page
+generated shapes (tests/helpers/shapes.py), each read by a person before it was committed, and the page
 rules checked on each: units that fit, one speedup convention, no abandoned run under "Still
 running", positions aligned by label, data quality of the page's own files, and no sample
 metadata in a database of other logs. The figures asserted are worked out from the generator's
@@ -101,7 +101,7 @@ def test_runs_of_a_few_seconds_read_in_seconds(shape_pages):
 
 
 def test_epochs_that_differ_by_seconds_are_told_apart(shape_pages):
-    """epochs-new's five slowest epochs are 92.5, 90.5, 88.5, 88.5 and 88 s (tests/shapes.py), its
+    """epochs-new's five slowest epochs are 92.5, 90.5, 88.5, 88.5 and 88 s (tests/helpers/shapes.py), its
     first epoch 92.5 s against a later-epoch median of 83 s: in seconds, in one unit per line."""
     text = page(shape_pages, "epochs-new")
     assert (

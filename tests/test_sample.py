@@ -1,4 +1,4 @@
-"""The bundled sample, built by the real pipeline, against the independent oracle (tests/oracle.py)
+"""The bundled sample, built by the real pipeline, against the independent oracle (tests/helpers/oracle.py)
 and against what the sample is meant to show (scripts/generate_sample.py, the reference profile)."""
 
 import statistics
@@ -97,7 +97,7 @@ def test_sample_has_other_events_and_a_likely_typo(sample_db):
 
 def test_the_build_records_its_raw_folder_and_as_of_time(sample_db):
     """dim_build: the sample's absolute path, and the sample's as-of time, which the tests' builds pin
-    (tests/pipeline.py), as `runlens build` does for the sample."""
+    (tests/helpers/pipeline.py), as `runlens build` does for the sample."""
     raw_dir, started, as_of, source = sample_db.execute(
         "select raw_dir, build_started_at, as_of_at, as_of_source from dim_build"
     ).fetchone()

@@ -1,7 +1,7 @@
 """The writer's logs through the rest of runlens, unchanged (issue 12): one real `dbt build` over
 everything the writer and its callbacks wrote in this session, then the marts and the report.
 
-- The four recorded trainings (tests/writer_trainings.py: Lightning, Hugging Face Trainer, Keras,
+- The four recorded trainings (tests/helpers/writer_trainings.py: Lightning, Hugging Face Trainer, Keras,
   plain loop) are completed runs measured by the event log, with the wall time of the test's own
   record (within 0.05 s), their checkpoints and epoch ends as interval markers, and their
   profiler sections in agg_profile_sections (the sums of the logs' latest profiles), which the

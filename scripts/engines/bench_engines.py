@@ -32,7 +32,7 @@ ENGINES = ("postgres", "spark")
 @contextmanager
 def as_of_of_the_builds(raw: Path, reference: Path) -> Iterator[None]:
     """The PostgreSQL reader runs in this process and reads the as-of pin from its environment:
-    give it the one every dbt build of the bench gets (tests/pipeline.py's environment), as
+    give it the one every dbt build of the bench gets (tests/helpers/pipeline.py's environment), as
     DuckDB's reference had it; without it, the live runs were judged as of the load's own time."""
     name = "RUNLENS_AS_OF"
     before = os.environ.get(name)

@@ -49,7 +49,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 COLLECTION = "writer-ranks"
 TASK = "ddp"
 WRITER_RUN_ID = "ddp-writer"

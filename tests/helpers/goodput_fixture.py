@@ -1,6 +1,6 @@
 """The generated logs of the goodput breakdown (issue 31) in tests/generated/goodput.
 
-`python tests/goodput_fixture.py` writes them again (they are committed, so the parity test and
+`python tests/helpers/goodput_fixture.py` writes them again (they are committed, so the parity test and
 tests/test_goodput.py read the same files). Every second of every run is planted here, one bucket
 at a time, so that each figure the tests expect is worked out by hand from these plans (collection
 goodput-a; times are seconds after the run's start):
@@ -36,7 +36,7 @@ import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-FOLDER = Path(__file__).parent / "generated" / "goodput"
+FOLDER = Path(__file__).parents[1] / "generated" / "goodput"
 BASE = datetime(2025, 3, 1, tzinfo=UTC)
 AS_OF = datetime(2025, 3, 10, 12, tzinfo=UTC)  # the sample's as-of time, which every test build uses
 COLLECTION = "goodput-a"

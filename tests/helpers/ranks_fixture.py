@@ -1,6 +1,6 @@
 """The generated logs of runs with several ranks in tests/generated/ranks (issue 22).
 
-`python tests/ranks_fixture.py` writes them again (they are committed, so the parity test and
+`python tests/helpers/ranks_fixture.py` writes them again (they are committed, so the parity test and
 tests/test_ranks.py read the same files). Every time is planned here, so each figure the tests
 expect is worked out by hand from these plans (tests/test_ranks.py says how):
 
@@ -29,7 +29,7 @@ import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-FOLDER = Path(__file__).parent / "generated" / "ranks"
+FOLDER = Path(__file__).parents[1] / "generated" / "ranks"
 BASE = datetime(2025, 3, 1, tzinfo=UTC)  # before the sample's as-of time, which every test build uses
 
 
