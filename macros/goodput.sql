@@ -47,7 +47,9 @@
 
 {#- A rollup of fct_run_goodput by group_columns: one row per group and bucket, with the bucket's
     seconds, its share of the group's wall time, and its GPU-hours when every run of the group names
-    its GPUs (def_goodput_rollups). -#}
+    its GPUs (def_goodput_rollups). The sums are rounded to whole microseconds (the runs' seconds
+    are): a sum of doubles depends on the order the engine adds them in, and two builds of the same
+    logs must give the same bytes. -#}
 {% macro goodput_rollup(group_columns) -%}
     {%- set double = var('runlens_types')[target.type].double -%}
     with
@@ -61,8 +63,8 @@
             {{ group_columns | join(', ') }},
             count(*) as runs,
             count(gpus) as runs_with_gpus,
-            sum(wall_seconds) as wall_seconds,
-            sum(wall_seconds * gpus) / 3600 as gpu_hours
+            {{ runlens.whole_microseconds('sum(wall_seconds)') }} as wall_seconds,
+            {{ runlens.whole_microseconds('sum(wall_seconds * gpus)') }} / 3600 as gpu_hours
         from runs
         group by {{ group_columns | join(', ') }}
     ),
@@ -73,17 +75,18 @@
             {{ group_columns | join(', ') }},
             '{{ bucket }}' as bucket,
             cast({{ loop.index }} as {{ dbt.type_bigint() }}) as bucket_order,
-            sum({{ bucket }}_seconds) as seconds,
-            sum({{ bucket }}_seconds * gpus) / 3600 as gpu_hours,
+            {{ runlens.whole_microseconds('sum(' ~ bucket ~ '_seconds)') }} as seconds,
+            {{ runlens.whole_microseconds('sum(' ~ bucket ~ '_seconds * gpus)') }} / 3600 as gpu_hours,
             {%- if bucket == 'start_up' %}
             count(case when unmeasured_start_ups > 0 then 1 end) as runs_unmeasured,
-            sum(unmeasured_start_up_seconds) as unmeasured_seconds
+            {{ runlens.whole_microseconds('sum(unmeasured_start_up_seconds)') }} as unmeasured_seconds
             {%- elif bucket == 'redone' %}
             count(case when inferred_restores > 0 then 1 end) as runs_unmeasured,
             cast(null as {{ double }}) as unmeasured_seconds
             {%- elif bucket in ['productive'] + runlens.goodput_section_bucket_names() %}
             count(case when not has_training_sections then 1 end) as runs_unmeasured,
-            sum(case when has_training_sections then 0 else productive_seconds end) as unmeasured_seconds
+            {{ runlens.whole_microseconds('sum(case when has_training_sections then 0 else productive_seconds end)') }}
+                as unmeasured_seconds
             {%- else %}
             0 as runs_unmeasured,
             0 as unmeasured_seconds
@@ -128,7 +131,8 @@
     checkpoint_restore_seconds, checkpoint_save_seconds, evaluation_seconds and
     data_loading_seconds, from `profile_sections` (key_columns, section, seconds). A section takes
     the var's entry before the seed's, a name before a pattern, the longest pattern first;
-    `unattributed` (the profile's time in no section) is no bucket's. -#}
+    `unattributed` (the profile's time in no section) is no bucket's. Sums are rounded to whole
+    microseconds, so that they do not depend on the order the engine adds the sections in. -#}
 {% macro goodput_section_ctes(profile_sections, key_columns) -%}
 section_buckets as (
     {{ runlens.goodput_section_buckets() }}
@@ -168,11 +172,13 @@ sections as (
     select
         {% for column in key_columns %}{{ profile_sections }}.{{ column }},
         {% endfor -%}
-        sum(case when section_bucket_of.bucket = 'training' then {{ profile_sections }}.seconds end)
-            as training_seconds,
+        {{ runlens.whole_microseconds(
+            'sum(case when section_bucket_of.bucket = \'training\' then ' ~ profile_sections ~ '.seconds end)'
+        ) }} as training_seconds,
         {%- for bucket in ['checkpoint_restore', 'checkpoint_save', 'evaluation', 'data_loading'] %}
-        sum(case when section_bucket_of.bucket = '{{ bucket }}' then {{ profile_sections }}.seconds else 0 end)
-            as {{ bucket }}_seconds{{ ',' if not loop.last }}
+        {{ runlens.whole_microseconds(
+            'sum(case when section_bucket_of.bucket = \'' ~ bucket ~ '\' then ' ~ profile_sections ~ '.seconds else 0 end)'
+        ) }} as {{ bucket }}_seconds{{ ',' if not loop.last }}
         {%- endfor %}
     from {{ profile_sections }}
     left join section_bucket_of on {{ profile_sections }}.section = section_bucket_of.section

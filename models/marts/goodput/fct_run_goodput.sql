@@ -46,11 +46,11 @@ timeline as (
         count(*) as sessions,
         sum(case when train_started_at is null then 1 else 0 end) as unmeasured_start_ups,
         sum(case when is_restore_inferred then 1 else 0 end) as inferred_restores,
-        sum(start_up_seconds) as start_up_seconds,
-        sum(redone_seconds) as redone_seconds,
-        sum(down_seconds) as down_seconds,
-        sum(final_tail_seconds) as final_tail_seconds,
-        sum(unmeasured_start_up_seconds) as unmeasured_start_up_seconds
+        {{ runlens.whole_microseconds('sum(start_up_seconds)') }} as start_up_seconds,
+        {{ runlens.whole_microseconds('sum(redone_seconds)') }} as redone_seconds,
+        {{ runlens.whole_microseconds('sum(down_seconds)') }} as down_seconds,
+        {{ runlens.whole_microseconds('sum(final_tail_seconds)') }} as final_tail_seconds,
+        {{ runlens.whole_microseconds('sum(unmeasured_start_up_seconds)') }} as unmeasured_start_up_seconds
     from sessions
     group by run_id
 ),
