@@ -25,13 +25,17 @@ END = "<!-- end marts table -->\n"
 
 # The folders below models/marts, in the order a reader meets them, and what each holds.
 FOLDERS = {
-    ".": "Runs, intervals, their statistics, events and lines (`models/marts/`)",
-    "comparison": "Comparisons with a baseline (`models/marts/comparison/`)",
+    "runs": "Runs: status, wall time, tail, and runtime statistics by task and collection (`models/marts/runs/`)",
+    "intervals": "Intervals from marker to marker, their positions and windows (`models/marts/intervals/`)",
+    "profiles": "Profiler sections of runs and collections (`models/marts/profiles/`)",
     "epochs": "Epochs and time by kind of interval (`models/marts/epochs/`)",
+    "comparison": "Comparisons with a baseline, throughput and stragglers (`models/marts/comparison/`)",
     "live": "Live sweeps, span and GPU-hours (`models/marts/live/`)",
     "ranks": "Runs with several ranks: arrival spread, waiting, straggling ranks (`models/marts/ranks/`)",
     "goodput": "Goodput: what trained the model and what took the rest (`models/marts/goodput/`)",
-    "data_quality": "Data quality of each collection (`models/marts/data_quality/`)",
+    "events": "Events: every accepted event and the events of other types (`models/marts/events/`)",
+    "data_quality": "Data quality: every line of every file, rejects, approximations (`models/marts/data_quality/`)",
+    "build": "The build and the collections it knows (`models/marts/build/`)",
 }
 
 
@@ -45,7 +49,8 @@ def marts_by_folder(marts_dir: Path = MARTS_DIR) -> dict[str, list[dict]]:
     for models_yml in sorted(marts_dir.rglob("*.yml")):
         document = yaml.safe_load(models_yml.read_text(encoding="utf-8")) or {}
         folder = models_yml.parent.relative_to(marts_dir).as_posix()
-        found.setdefault(folder, []).extend(document.get("models") or [])
+        if document.get("models"):  # _report__exposures.yml, beside the folders, declares no mart
+            found.setdefault(folder, []).extend(document["models"])
     unknown = set(found) - set(FOLDERS)
     if unknown:
         raise MissingSummary(f"scripts/mart_table.py: name the folder {sorted(unknown)[0]} in FOLDERS")

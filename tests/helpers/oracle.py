@@ -1,4 +1,4 @@
-"""A small, independent plain-Python reading of the metric definitions (models/marts/_marts__docs.md).
+"""A small, independent plain-Python reading of the metric definitions (models/marts/*/_*__docs.md).
 
 It shares no code with the dbt models: it parses JSON with the standard library and applies the
 definitions to valid events, so tests can compare the marts with it (differential testing).

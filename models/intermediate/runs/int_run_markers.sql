@@ -1,6 +1,6 @@
 -- depends_on: {{ ref('int_run_versions') }}
 -- The markers of each run in order (definitions: def_markers, def_ranks in
--- models/marts/_marts__docs.md). Grain: one row per kept marker; marker_index numbers them from 1
+-- models/marts/runs/_runs__docs.md). Grain: one row per kept marker; marker_index numbers them from 1
 -- within the run. Each rank's markers are kept first (macros/markers/rank_markers.sql); a run
 -- whose lines come from one rank (almost every run) has those as its markers. A run with several
 -- ranks has one marker per label and occurrence that any rank reached (int_run_rank_markers):

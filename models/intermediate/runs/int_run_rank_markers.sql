@@ -2,7 +2,7 @@
 -- The markers of every rank of the runs whose lines come from more than one rank, each matched
 -- with the same marker of the run's other ranks (its label and occurrence: the second step_100
 -- after a resume is occurrence 2), and how long after the first and before the last rank it
--- arrived (def_ranks in models/marts/_marts__docs.md). Grain: one row per run, rank and kept
+-- arrived (def_ranks in models/marts/ranks/_ranks__docs.md). Grain: one row per run, rank and kept
 -- marker of that rank.
 with
 

@@ -2,7 +2,7 @@
 -- Every profile of every rank of the runs whose lines come from more than one rank, with the
 -- rank's busy time so far: its sections' seconds less those of the sections it names as holding a
 -- synchronizing collective (`collective_sections`, where a rank waits for the others), and the
--- busy seconds since its previous profile (def_ranks in models/marts/_marts__docs.md). A
+-- busy seconds since its previous profile (def_ranks in models/marts/ranks/_ranks__docs.md). A
 -- section name is matched against collective_sections by its JSON text, so a name that JSON
 -- must escape (a quote, a backslash, a control character) never counts as collective.
 -- Grain: one row per run, rank and profile.

@@ -1,6 +1,6 @@
 -- depends_on: {{ ref('int_run_versions') }}
 -- One row per run: status, measurement source and wall-time figures
--- (definitions in _marts__docs.md: def_status, def_exclusion_reason, def_wall_seconds, ...).
+-- (definitions in _runs__docs.md: def_status, def_exclusion_reason, def_wall_seconds, ...).
 -- Incremental by run (macros/run_versions.sql): a refresh computes the runs whose lines changed.
 {#- downtime counts against the event-log span only: a profiler's wall time is in-process time -#}
 {%- set downtime = "case when measurement_source = 'profiler' then 0 else coalesce(downtime_seconds, 0) end" %}
