@@ -31,7 +31,7 @@ from runlens.plural import plural
 from runlens.raw_logs import duckdb_plugin
 from runlens.raw_logs.as_of import AsOfError, parse_as_of
 from runlens.report import rules
-from runlens.report.data import DataQuality
+from runlens.report.rows import mart_row
 
 SCRIPTS = REPO / "scripts"
 WHAT_TO_DO = "set RUNLENS_RAW_DIR to a folder of *.jsonl logs"  # the folder came from RUNLENS_RAW_DIR
@@ -277,9 +277,11 @@ def test_empty_marts_get_an_index_that_says_no_runs_were_found(empty_folder_buil
 def test_the_index_says_why_it_lists_no_run():
     """No log file read, or log files read that gave no run (figures quoted from the marts)."""
     nothing = {"unreadable_files": 0, "physical_lines": 0, "blank_lines": 0, "lines_read": 0, "duplicates": 0}
-    quality = DataQuality(files=0, accepted=0, other_events=0, rejected=0, **nothing)
+    quality = mart_row("agg_collection_data_quality", files=0, accepted=0, other_events=0, rejected=0, **nothing)
     assert rules.no_runs(quality) == rules.Finding("no_log_files")
-    quality = DataQuality(files=2, accepted=1, other_events=3, rejected=4, **{**nothing, "lines_read": 8})
+    quality = mart_row(
+        "agg_collection_data_quality", files=2, accepted=1, other_events=3, rejected=4, **{**nothing, "lines_read": 8}
+    )
     assert rules.no_runs(quality) == rules.Finding(
         "no_runs_in_log_files", {"files": 2, "accepted": 1, "other_events": 3, "rejected": 4}
     )

@@ -1,5 +1,5 @@
-"""The report computes no figure (issue 13): its queries select from marts and convert units, and
-the dbt exposure for the report names exactly the marts they read."""
+"""The report computes no figure: its generic reads (report/data.py) and its queries select from
+marts, and the dbt exposure for the report names exactly the marts they read."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import yaml
 from pipeline import REPO
 
 from runlens.mart_catalog import mart_names
+from runlens.report import data
 
 QUERIES = REPO / "runlens" / "report" / "queries"
 EXPOSURES = REPO / "models" / "marts" / "_report__exposures.yml"
@@ -21,10 +22,12 @@ RULE_WORDS = re.compile(
 
 
 def query_texts() -> dict[str, str]:
-    """Each query's SQL without its comments."""
-    return {
+    """Each query's SQL without its comments, and the SQL of each generic read."""
+    texts = {
         path.name: re.sub(r"--[^\n]*", "", path.read_text(encoding="utf-8")) for path in sorted(QUERIES.glob("*.sql"))
     }
+    reads = {**{f"profile:{k}": v for k, v in data.PROFILE_READS.items()}, **data.INDEX_READS}
+    return texts | {name: read.sql() for name, read in reads.items()}
 
 
 def marts_read() -> set[str]:

@@ -8,26 +8,11 @@ import pytest
 from goodput_fixture import BUCKETS
 
 from runlens.report import rules, tables, units
-from runlens.report.data import (
-    CollectionProfile,
-    CollectionSpan,
-    Comparison,
-    DataQuality,
-    EpochSummary,
-    GoodputBucket,
-    IntervalKind,
-    LaterWindows,
-    LiveProgress,
-    LongestInterval,
-    MarkerApproximation,
-    ProfileSection,
-    Snapshot,
-    StragglerSummary,
-    TaskComparison,
-    TaskRuntime,
-)
+from runlens.report.data import CollectionProfile
+from runlens.report.rows import Row, mart_row, row
 
-SNAPSHOT = Snapshot(
+SNAPSHOT = row(
+    "snapshot",
     collection="c",
     title="c",
     design_url=None,
@@ -51,7 +36,8 @@ SNAPSHOT = Snapshot(
     mean_pre_tail_share=0.8,
     slowest_to_fastest_task_ratio=1.0,
 )
-QUALITY = DataQuality(
+QUALITY = mart_row(
+    "agg_collection_data_quality",
     files=1,
     unreadable_files=0,
     physical_lines=10,
@@ -64,8 +50,19 @@ QUALITY = DataQuality(
 )
 
 
-def task(name: str, mean_seconds: float, tail_share: float | None = 0.1) -> TaskRuntime:
-    return TaskRuntime(name, 3, 0, mean_seconds, mean_seconds, mean_seconds, mean_seconds, 360.0, tail_share)
+def task(name: str, mean_seconds: float, tail_share: float | None = 0.1) -> Row:
+    return mart_row(
+        "agg_task_runtime",
+        task=name,
+        runs_analyzed=3,
+        runs_excluded=0,
+        mean_wall_seconds=mean_seconds,
+        median_wall_seconds=mean_seconds,
+        p90_wall_seconds=mean_seconds,
+        p95_wall_seconds=mean_seconds,
+        mean_tail_seconds=360.0,
+        mean_tail_share=tail_share,
+    )
 
 
 def profile(**changes) -> CollectionProfile:
@@ -108,21 +105,62 @@ def test_coarse_split_needs_both_shares():
 
 @pytest.mark.parametrize(("runs", "key"), [(6, "usually_longest"), (5, "no_usual_longest")])
 def test_longest_interval_is_usual_only_in_more_than_half_the_runs(runs, key):
-    top = LongestInterval("run_start -> step_200", runs, 10, 816.0, 900.0)
+    top = mart_row(
+        "agg_longest_intervals",
+        longest_interval_label="run_start -> step_200",
+        runs=runs,
+        runs_with_intervals=10,
+        mean_seconds=816.0,
+        mean_seconds_when_longest=900.0,
+    )
     assert rules.longest_interval(profile(longest_intervals=[top])).key == key
 
 
 @pytest.mark.parametrize(("summed", "fires"), [(816.1, True), (816.0, False)])
 def test_later_windows_outweigh_the_opening_block(summed, fires):
-    top = LongestInterval("run_start -> step_200", 8, 10, 816.0, 900.0)
-    windows = LaterWindows(7, 1.0, 3.0, summed)
+    top = mart_row(
+        "agg_longest_intervals",
+        longest_interval_label="run_start -> step_200",
+        runs=8,
+        runs_with_intervals=10,
+        mean_seconds=816.0,
+        mean_seconds_when_longest=900.0,
+    )
+    windows = mart_row(
+        "agg_later_windows",
+        later_window_count=7,
+        min_mean_seconds=1.0,
+        max_mean_seconds=3.0,
+        summed_mean_seconds=summed,
+    )
     found = rules.later_windows(profile(longest_intervals=[top], later_windows=windows))
     assert (found is not None) == fires
 
 
 def test_later_windows_compare_only_with_an_opening_block():
-    top = LongestInterval("step_200 -> step_400", 8, 10, 60.0, 60.0)
-    assert rules.later_windows(profile(longest_intervals=[top], later_windows=LaterWindows(7, 60, 180, 3000))) is None
+    top = mart_row(
+        "agg_longest_intervals",
+        longest_interval_label="step_200 -> step_400",
+        runs=8,
+        runs_with_intervals=10,
+        mean_seconds=60.0,
+        mean_seconds_when_longest=60.0,
+    )
+    assert (
+        rules.later_windows(
+            profile(
+                longest_intervals=[top],
+                later_windows=mart_row(
+                    "agg_later_windows",
+                    later_window_count=7,
+                    min_mean_seconds=60,
+                    max_mean_seconds=180,
+                    summed_mean_seconds=3000,
+                ),
+            )
+        )
+        is None
+    )
 
 
 @pytest.mark.parametrize(("share", "key"), [(0.05, "tail_not_negligible"), (0.0499, "tail_negligible")])
@@ -153,11 +191,28 @@ def comparison(
     baseline_runs: int = 5,
     matched: float | None = None,
     mix: bool = False,
-) -> Comparison:
-    return Comparison(
-        "base", "base", 10, baseline_runs, 3600.0, 7200.0, -3600.0, speedup, "event_log", "profiler", sources_match,
-        0, 2, 10, 3600.0, 7200.0, matched, mix,
-    )  # fmt: skip
+) -> Row:
+    return row(
+        "comparison",
+        baseline_collection="base",
+        baseline_title="base",
+        runs_analyzed=10,
+        baseline_runs_analyzed=baseline_runs,
+        mean_wall_seconds=3600.0,
+        baseline_mean_wall_seconds=7200.0,
+        delta_seconds=-3600.0,
+        speedup=speedup,
+        measurement_source="event_log",
+        baseline_measurement_source="profiler",
+        sources_match=sources_match,
+        regressed_tasks=0,
+        matched_tasks=2,
+        matched_runs=10,
+        matched_mean_wall_seconds=3600.0,
+        matched_baseline_mean_wall_seconds=7200.0,
+        matched_speedup=matched,
+        has_different_task_mix=mix,
+    )
 
 
 @pytest.mark.parametrize(
@@ -189,8 +244,26 @@ def test_a_different_task_mix_puts_matched_tasks_in_the_headline():
 
 
 def test_regressed_tasks_are_named_with_the_change():
-    regressed = TaskComparison("base_conversion", 4, 6, 8930.0, 7090.0, 0.794, True)
-    steady = TaskComparison("list_summation", 1, 6, 2950.0, 2900.0, 0.983, False)
+    regressed = mart_row(
+        "cmp_task_runtime",
+        task="base_conversion",
+        runs=4,
+        baseline_runs=6,
+        mean_wall_seconds=8930.0,
+        baseline_mean_wall_seconds=7090.0,
+        speedup=0.794,
+        is_regression=True,
+    )
+    steady = mart_row(
+        "cmp_task_runtime",
+        task="list_summation",
+        runs=1,
+        baseline_runs=6,
+        mean_wall_seconds=2950.0,
+        baseline_mean_wall_seconds=2900.0,
+        speedup=0.983,
+        is_regression=False,
+    )
     found = rules.baseline_change(profile(comparison=comparison(0.75), task_comparisons=[regressed, steady]))
     assert found.figures["regressed"] == [regressed]
 
@@ -205,12 +278,26 @@ def test_no_baseline_or_one_without_runs():
     assert rules.baseline_change(profile(comparison=comparison(None, None, 0))).key == "baseline_without_data"
 
 
-def section(name: str, share: float) -> ProfileSection:
-    return ProfileSection(name, 3600.0 * share, share, 1800.0 * share, 2)
+def section(name: str, share: float) -> Row:
+    return mart_row(
+        "agg_profile_sections",
+        section=name,
+        total_seconds=3600.0 * share,
+        share_of_wall=share,
+        mean_seconds_per_run=1800.0 * share,
+        profiled_runs=2,
+    )
 
 
-def kind(name: str, share: float, zero: int = 0) -> IntervalKind:
-    return IntervalKind(name, 10, zero, 36000.0 * share, share)
+def kind(name: str, share: float, zero: int = 0) -> Row:
+    return mart_row(
+        "agg_collection_interval_kinds",
+        interval_kind=name,
+        intervals=10,
+        zero_second_intervals=zero,
+        total_seconds=36000.0 * share,
+        share_of_wall=share,
+    )
 
 
 def test_the_largest_share_is_a_profiler_section_before_a_kind_of_interval():
@@ -249,11 +336,26 @@ def test_a_small_named_section_does_not_hide_where_the_time_goes():
     assert rules.largest_share(profile(profile_sections=half, interval_kinds=kinds)).key == "profiler_section"
 
 
-def span(runs: int, peak: int, mean: float | None) -> CollectionSpan:
+def span(runs: int, peak: int, mean: float | None) -> Row:
     from datetime import datetime
 
     start = datetime(2025, 3, 3, 6, 50)
-    return CollectionSpan(start, start, False, 159480.0, runs, 164520.0, peak, mean, "r", 11400.0, False, 0, None)
+    return mart_row(
+        "agg_collection_span",
+        first_started_at=start,
+        span_ended_at=start,
+        is_open=False,
+        span_seconds=159480.0,
+        runs=runs,
+        run_seconds=164520.0,
+        peak_concurrent_runs=peak,
+        mean_concurrent_runs=mean,
+        longest_run_id="r",
+        longest_run_seconds=11400.0,
+        is_longest_run_expected=False,
+        runs_with_gpus=0,
+        gpu_hours=None,
+    )
 
 
 @pytest.mark.parametrize(
@@ -272,22 +374,23 @@ def test_how_the_sweep_used_its_span(runs, peak, mean, key):
     assert rules.span_use(profile(span=span(runs, peak, None))) is None
 
 
-def live(is_live: bool, running: int, stalled: int, abandoned: int, finish: bool = True) -> LiveProgress:
+def live(is_live: bool, running: int, stalled: int, abandoned: int, finish: bool = True) -> Row:
     from datetime import datetime
 
     at = datetime(2025, 3, 10, 12)
-    return LiveProgress(
-        at,
-        is_live,
-        8,
-        1,
-        running,
-        stalled,
-        abandoned,
-        at if finish else None,
-        at if finish else None,
-        at if finish else None,
-        0.85,
+    return mart_row(
+        "agg_collection_progress",
+        as_of_at=at,
+        is_live=is_live,
+        runs_completed=8,
+        runs_failed=1,
+        runs_running=running,
+        runs_stalled=stalled,
+        runs_abandoned=abandoned,
+        last_finish_low_at=at if finish else None,
+        last_finish_at=at if finish else None,
+        last_finish_high_at=at if finish else None,
+        spent_share=0.85,
     )  # noqa: E501
 
 
@@ -309,8 +412,20 @@ def test_a_finished_sweep_says_nothing_of_running_runs():
     assert rules.live_sweep(profile()) is None
 
 
-def summary(scored: int, stragglers: int) -> StragglerSummary:
-    return StragglerSummary(10, scored, stragglers, stragglers, 0, 1.5, 3.5, 0.02, 10.0, 3)
+def summary(scored: int, stragglers: int) -> Row:
+    return mart_row(
+        "agg_collection_stragglers",
+        runs=10,
+        runs_scored=scored,
+        stragglers=stragglers,
+        slow_overall=stragglers,
+        with_outlier_interval=0,
+        wall_multiple_threshold=1.5,
+        robust_z_threshold=3.5,
+        min_excess_share=0.02,
+        min_excess_seconds=10.0,
+        min_task_runs=3,
+    )
 
 
 @pytest.mark.parametrize(
@@ -321,7 +436,14 @@ def test_stragglers_not_scored_none_or_flagged(scored, stragglers, key):
 
 
 def test_the_checkpoint_sentence_only_when_no_section_measured_saving():
-    top = LongestInterval("run_start -> step_200", 6, 10, 816.0, 900.0)
+    top = mart_row(
+        "agg_longest_intervals",
+        longest_interval_label="run_start -> step_200",
+        runs=6,
+        runs_with_intervals=10,
+        mean_seconds=816.0,
+        mean_seconds_when_longest=900.0,
+    )
     assert rules.saving_unmeasured(profile(longest_intervals=[top])).key == "saving_unmeasured"
     saving = [section("checkpoint_save", 0.4354), section("train_step", 0.5)]
     assert rules.saving_unmeasured(profile(longest_intervals=[top], profile_sections=saving)) is None
@@ -371,12 +493,33 @@ def test_limits_name_what_the_data_lacks():
     assert "excluded_runs" in limit_keys(snapshot={"runs_excluded": 1})
     assert "rejected_lines" in limit_keys(data_quality=replace(QUALITY, rejected=1))
     assert "rejected_lines" not in limit_keys()
-    approximation = MarkerApproximation("tensorboard", "run_end taken from the last event", 2, 2)
+    approximation = mart_row(
+        "agg_marker_approximations",
+        source_format="tensorboard",
+        approximation="run_end taken from the last event",
+        markers=2,
+        runs=2,
+    )
     assert "approximate_markers" in limit_keys(approximations=[approximation])
 
 
-def epochs(median: float = 50, ratio: float | None = 1.5, ending: int = 0, runs: int = 4) -> EpochSummary:
-    return EpochSummary(runs, ending, 200, median, median, 360.0, 360.0, 420.0, 600.0, 540.0, 360.0, 180.0, ratio)
+def epochs(median: float = 50, ratio: float | None = 1.5, ending: int = 0, runs: int = 4) -> Row:
+    return mart_row(
+        "agg_collection_epochs",
+        runs_with_epochs=runs,
+        runs_ending_at_final_epoch_end=ending,
+        epochs=200,
+        mean_epochs_per_run=median,
+        median_epochs_per_run=median,
+        mean_epoch_seconds=360.0,
+        p50_epoch_seconds=360.0,
+        p90_epoch_seconds=420.0,
+        max_epoch_seconds=600.0,
+        mean_first_epoch_seconds=540.0,
+        mean_later_epoch_median_seconds=360.0,
+        mean_first_epoch_excess_seconds=180.0,
+        mean_first_epoch_ratio=ratio,
+    )
 
 
 @pytest.mark.parametrize(("median", "fires"), [(5, True), (4.5, False), (1, False)])
@@ -387,8 +530,21 @@ def test_many_epochs_from_the_median_run(median, fires):
 
 
 def test_many_epochs_replace_the_later_windows():
-    top = LongestInterval("run_start -> step_200", 6, 10, 600.0, 720.0)
-    windows = LaterWindows(7, 60.0, 180.0, 3000.0)
+    top = mart_row(
+        "agg_longest_intervals",
+        longest_interval_label="run_start -> step_200",
+        runs=6,
+        runs_with_intervals=10,
+        mean_seconds=600.0,
+        mean_seconds_when_longest=720.0,
+    )
+    windows = mart_row(
+        "agg_later_windows",
+        later_window_count=7,
+        min_mean_seconds=60.0,
+        max_mean_seconds=180.0,
+        summed_mean_seconds=3000.0,
+    )
     assert rules.later_windows(profile(longest_intervals=[top], later_windows=windows)) is not None
     assert rules.later_windows(profile(longest_intervals=[top], later_windows=windows, epochs=epochs())) is None
 
@@ -417,10 +573,38 @@ def test_runs_that_end_at_their_final_epoch_end(ending, key):
 
 def test_coinciding_markers_and_whole_epochs():
     kinds = [
-        IntervalKind("epoch_end -> checkpoint", 98, 0, 8280.0, 0.979),
-        IntervalKind("checkpoint -> epoch_end", 100, 100, 0.0, 0.0),
-        IntervalKind("downtime", 1, 1, 0.0, 0.0),
-        IntervalKind("epoch_end -> run_end", 2, 1, 0.0, 0.0),
+        mart_row(
+            "agg_collection_interval_kinds",
+            interval_kind="epoch_end -> checkpoint",
+            intervals=98,
+            zero_second_intervals=0,
+            total_seconds=8280.0,
+            share_of_wall=0.979,
+        ),
+        mart_row(
+            "agg_collection_interval_kinds",
+            interval_kind="checkpoint -> epoch_end",
+            intervals=100,
+            zero_second_intervals=100,
+            total_seconds=0.0,
+            share_of_wall=0.0,
+        ),
+        mart_row(
+            "agg_collection_interval_kinds",
+            interval_kind="downtime",
+            intervals=1,
+            zero_second_intervals=1,
+            total_seconds=0.0,
+            share_of_wall=0.0,
+        ),
+        mart_row(
+            "agg_collection_interval_kinds",
+            interval_kind="epoch_end -> run_end",
+            intervals=2,
+            zero_second_intervals=1,
+            total_seconds=0.0,
+            share_of_wall=0.0,
+        ),
     ]
     found = rules.coinciding_markers(profile(interval_kinds=kinds))
     assert found.figures == {"kinds": ["checkpoint -> epoch_end"], "whole_epochs": True}
@@ -434,16 +618,48 @@ def test_the_headline_speaks_of_epochs_when_an_interval_kind_is_the_epoch_itself
     (97.9%) is a whole epoch: the headline gives the epochs (their number and length), not the
     two markers. Without the coinciding markers, or without epochs, the kind leads as before."""
     kinds = [
-        IntervalKind("epoch_end -> checkpoint", 98, 0, 8280.0, 0.979),
-        IntervalKind("run_start -> checkpoint", 2, 0, 177.0, 0.021),
-        IntervalKind("checkpoint -> epoch_end", 100, 100, 0.0, 0.0),
+        mart_row(
+            "agg_collection_interval_kinds",
+            interval_kind="epoch_end -> checkpoint",
+            intervals=98,
+            zero_second_intervals=0,
+            total_seconds=8280.0,
+            share_of_wall=0.979,
+        ),
+        mart_row(
+            "agg_collection_interval_kinds",
+            interval_kind="run_start -> checkpoint",
+            intervals=2,
+            zero_second_intervals=0,
+            total_seconds=177.0,
+            share_of_wall=0.021,
+        ),
+        mart_row(
+            "agg_collection_interval_kinds",
+            interval_kind="checkpoint -> epoch_end",
+            intervals=100,
+            zero_second_intervals=100,
+            total_seconds=0.0,
+            share_of_wall=0.0,
+        ),
     ]
     whole = rules.largest_share(profile(interval_kinds=kinds, epochs=epochs()))
     assert whole.key == "whole_epochs"
     assert whole.figures["first"].interval_kind == "epoch_end -> checkpoint"
     assert whole.figures["epochs"] == epochs()
     # a save inside the epoch (checkpoint -> epoch_end takes time): the kind is no whole epoch
-    timed = [kinds[0], kinds[1], IntervalKind("checkpoint -> epoch_end", 100, 0, 600.0, 0.05)]
+    timed = [
+        kinds[0],
+        kinds[1],
+        mart_row(
+            "agg_collection_interval_kinds",
+            interval_kind="checkpoint -> epoch_end",
+            intervals=100,
+            zero_second_intervals=0,
+            total_seconds=600.0,
+            share_of_wall=0.05,
+        ),
+    ]
     assert rules.largest_share(profile(interval_kinds=timed, epochs=epochs())).key == "interval_kind"
     assert rules.largest_share(profile(interval_kinds=kinds)).key == "interval_kind"
 
@@ -469,7 +685,8 @@ def goodput_rows(seconds: dict[str, float], gpus: int | None = None, unmeasured:
         value = seconds.get(bucket, 0.0)
         runs_unmeasured, unmeasured_seconds = (unmeasured or {}).get(bucket, (0, 0.0))
         rows.append(
-            GoodputBucket(
+            mart_row(
+                "agg_collection_goodput",
                 bucket=bucket,
                 runs=4,
                 runs_unmeasured=runs_unmeasured,

@@ -9,7 +9,7 @@
       reports: not written yet: runlens report
 
 Every figure is read from the marts by the queries beside this file (queries/*.sql) and the
-report's data-quality query (runlens/report/queries/data_quality_totals.sql); nothing is counted here.
+report's read of agg_data_quality_totals (runlens/report/data.py); nothing is counted here.
 Shaping only: the counts with their nouns, the top reasons, where to look.
 """
 
@@ -22,7 +22,8 @@ from typing import TypeVar
 import duckdb
 
 from runlens.plural import plural
-from runlens.report.data import DataQuality, load_data_quality_totals
+from runlens.report.data import load_data_quality_totals
+from runlens.report.rows import Row
 
 QUERIES = Path(__file__).with_name("queries")
 TOP = 3  # reasons shown per kind; the rest are counted
@@ -83,7 +84,7 @@ def and_more(shown: list[str], total: int, noun: str) -> str:
     return ", ".join(shown) + (f", and {plural(more, 'more ' + noun, 'more ' + noun + 's')}" if more > 0 else "")
 
 
-def line_figures(lines: DataQuality, reasons: list[RejectReason], first: list[FirstRejectedLine]) -> list[str]:
+def line_figures(lines: Row, reasons: list[RejectReason], first: list[FirstRejectedLine]) -> list[str]:
     parts = [f"{lines.accepted} accepted"]
     if lines.duplicates:
         parts.append(plural(lines.duplicates, "duplicate"))

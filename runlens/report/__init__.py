@@ -1,1 +1,1 @@
-"""runlens report: marts -> dataclasses -> rules -> Markdown."""
+"""runlens report: marts -> rows typed by their contracts -> rules -> Markdown."""

@@ -18,13 +18,7 @@ from matplotlib import pyplot  # noqa: E402  (the backend must be chosen first)
 from matplotlib.ticker import FuncFormatter, MaxNLocator  # noqa: E402
 
 from runlens.report import units  # noqa: E402
-from runlens.report.data import (  # noqa: E402
-    EpochPosition,
-    PositionComparison,
-    RankArrival,
-    TaskGoodputBucket,
-    TaskRuntime,
-)
+from runlens.report.rows import Row  # noqa: E402
 from runlens.report.words import GOODPUT_COLUMNS  # noqa: E402
 
 LABEL_CHARACTERS = 40
@@ -95,7 +89,7 @@ def duration_axis(axis, unit: str) -> None:
     axis.set_major_formatter(DurationFormatter(label))
 
 
-def mean_wall_by_task_png(tasks: list[TaskRuntime]) -> bytes:
+def mean_wall_by_task_png(tasks: list[Row]) -> bytes:
     """Horizontal bars, slowest task on top, each labelled with its mean in the unit of the column."""
     labels = [short_label(task.task) for task in reversed(tasks)]
     seconds = [task.mean_wall_seconds for task in reversed(tasks)]
@@ -116,7 +110,7 @@ def mean_wall_by_task_png(tasks: list[TaskRuntime]) -> bytes:
         return finished_png(figure, axes)
 
 
-def arrival_spread_png(arrivals: list[RankArrival]) -> bytes:
+def arrival_spread_png(arrivals: list[Row]) -> bytes:
     """Bars of one run's arrival spread (first to last rank) at each checkpoint and epoch end, in
     marker order, in the unit of the largest spread."""
     unit, per_unit = scale_for([arrival.arrival_spread_seconds for arrival in arrivals])
@@ -132,7 +126,7 @@ def arrival_spread_png(arrivals: list[RankArrival]) -> bytes:
         return finished_png(figure, axes)
 
 
-def epoch_duration_png(positions: list[EpochPosition], tasks: list[str]) -> bytes:
+def epoch_duration_png(positions: list[Row], tasks: list[str]) -> bytes:
     """Mean duration of each epoch, one line per task (tasks in the given order, at most
     CHART_EPOCH_TASKS), epoch number across, duration up in the unit of the longest."""
     shown = tasks[:CHART_EPOCH_TASKS]
@@ -161,7 +155,7 @@ def epoch_duration_png(positions: list[EpochPosition], tasks: list[str]) -> byte
         return finished_png(figure, axes)
 
 
-def position_comparison_png(positions: list[PositionComparison]) -> bytes:
+def position_comparison_png(positions: list[Row]) -> bytes:
     """The intervals shown in the positions table (those that moved most), this collection's mean
     and the baseline's side by side, first interval on top; a side without the interval draws no
     bar, and an interval held by few runs is drawn lighter."""
@@ -193,7 +187,7 @@ def position_comparison_png(positions: list[PositionComparison]) -> bytes:
         return finished_png(figure, axes)
 
 
-def goodput_by_task_png(rows: list[TaskGoodputBucket], buckets: list[str]) -> bytes:
+def goodput_by_task_png(rows: list[Row], buckets: list[str]) -> bytes:
     """One bar per task (the first on top), split into the shares of its wall time in each bucket
     shown, in the buckets' order (productive first, from the left)."""
     tasks = list(dict.fromkeys(row.task for row in rows))

@@ -1,21 +1,18 @@
-"""Read the marts into plain dataclasses for the report.
+"""Read the marts into the rows a page is made of.
 
-Every figure comes from a query in queries/ that reads marts only and converts nothing: durations
-in seconds, shares as fractions, comparisons as speedups (baseline over collection), exactly as
-the database computed them. This module runs those queries and shapes their rows; units.py
-formats them for a reader.
+Every figure comes from a mart column, as the database computed it: durations in seconds, shares
+as fractions, comparisons as speedups (baseline over collection). A part of a page reads its mart
+through one generic path (rows.py: every column the mart's YAML contract declares), and a query
+in queries/ only where it needs a join; units.py formats the figures for a reader.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
-from datetime import datetime
-from pathlib import Path
+from dataclasses import dataclass, field
 from typing import TypeVar
 
-import duckdb
+from runlens.report.rows import MartRead, Row, contract, mart_row, read_mart, read_query
 
-QUERIES = Path(__file__).with_name("queries")
 T = TypeVar("T")
 # how many rows a profile lists before "and N more" (rules.md, "Long lists")
 SHOWN_SLOWEST_EPOCHS = 5
@@ -26,500 +23,87 @@ SHOWN_TASKS = 25
 SHOWN_LIVE_RUNS = 20
 SHOWN_DISTRIBUTED_RUNS = 10
 
-
-@dataclass(frozen=True)
-class CollectionSummary:
-    collection: str
-    title: str
-    baseline_collection: str | None
-    baseline_title: str | None
-    runs_analyzed: int
-    runs_excluded: int
-    measurement_source: str | None
-    mean_wall_seconds: float | None
-    median_wall_seconds: float | None
-    speedup: float | None
-    matched_speedup: float | None
-    has_different_task_mix: bool | None
-    goodput: float | None
-    is_goodput_upper_bound: bool | None
-
-
-@dataclass(frozen=True)
-class Snapshot:
-    collection: str
-    title: str
-    design_url: str | None
-    results_url: str | None
-    baseline_collection: str | None
-    runs_analyzed: int
-    runs_excluded: int
-    runs_failed: int
-    runs_incomplete: int
-    runs_clock_skew: int
-    measurement_source: str | None
-    mean_wall_seconds: float | None
-    median_wall_seconds: float | None
-    p90_wall_seconds: float | None
-    min_wall_seconds: float | None
-    max_wall_seconds: float | None
-    mean_pre_tail_seconds: float | None
-    mean_tail_seconds: float | None
-    max_tail_seconds: float | None
-    mean_tail_share: float | None
-    mean_pre_tail_share: float | None
-    slowest_to_fastest_task_ratio: float | None
-
-
-@dataclass(frozen=True)
-class TaskRuntime:
-    task: str
-    runs_analyzed: int
-    runs_excluded: int
-    mean_wall_seconds: float
-    median_wall_seconds: float
-    p90_wall_seconds: float
-    p95_wall_seconds: float
-    mean_tail_seconds: float | None
-    mean_tail_share: float | None
-
-
-@dataclass(frozen=True)
-class ExcludedRuns:
-    exclusion_reason: str
-    runs: int
-    example_run_ids: str
-
-
-@dataclass(frozen=True)
-class LongestInterval:
-    label: str
-    runs: int
-    runs_with_intervals: int
-    mean_seconds: float
-    mean_seconds_when_longest: float
-
-
-@dataclass(frozen=True)
-class LaterWindows:
-    window_count: int
-    min_mean_seconds: float
-    max_mean_seconds: float
-    summed_mean_seconds: float
-
-
-@dataclass(frozen=True)
-class Comparison:
-    baseline_collection: str
-    baseline_title: str
-    runs_analyzed: int
-    baseline_runs_analyzed: int
-    mean_wall_seconds: float | None
-    baseline_mean_wall_seconds: float | None
-    delta_seconds: float | None
-    speedup: float | None
-    measurement_source: str | None
-    baseline_measurement_source: str | None
-    sources_match: bool | None
-    regressed_tasks: int
-    matched_tasks: int
-    matched_runs: int
-    matched_mean_wall_seconds: float | None
-    matched_baseline_mean_wall_seconds: float | None
-    matched_speedup: float | None
-    has_different_task_mix: bool
-
-    @property
-    def headline_speedup(self) -> float | None:
-        """The speedup the headline quotes: matched tasks when the mixes differ (def_matched_tasks)."""
-        return self.matched_speedup if self.has_different_task_mix else self.speedup
-
-
-@dataclass(frozen=True)
-class ConfigDifference:
-    config_key: str
-    values: str
-    baseline_values: str
-
-
-@dataclass(frozen=True)
-class TaskComparison:
-    task: str
-    runs: int
-    baseline_runs: int
-    mean_wall_seconds: float | None
-    baseline_mean_wall_seconds: float | None
-    speedup: float | None
-    is_regression: bool
-
-
-@dataclass(frozen=True)
-class ChainStep:
-    chain_collection: str
-    step: int
-    step_collection: str
-    step_title: str
-    step_speedup: float | None
-    step_matched_speedup: float | None
-    step_has_different_task_mix: bool
-    step_regressed_tasks: int
-
-
-@dataclass(frozen=True)
-class Regression:
-    collection: str
-    baseline_collection: str
-    task: str
-    runs: int
-    baseline_runs: int
-    mean_wall_seconds: float
-    baseline_mean_wall_seconds: float
-    speedup: float | None
-
-
-@dataclass(frozen=True)
-class ProfileSection:
-    section: str
-    total_seconds: float
-    share_of_wall: float | None
-    mean_seconds_per_run: float
-    profiled_runs: int
-
-
-@dataclass(frozen=True)
-class DataQuality:
-    files: int
-    unreadable_files: int
-    physical_lines: int
-    blank_lines: int
-    lines_read: int
-    accepted: int
-    duplicates: int
-    other_events: int
-    rejected: int
-
-
-@dataclass(frozen=True)
-class DifferencePart:
-    part: str
-    both_sides_have_markers: bool
-    mean_seconds: float
-    baseline_mean_seconds: float
-    delta_seconds: float
-    speedup: float | None
-    share_of_difference: float | None
-
-
-@dataclass(frozen=True)
-class PositionComparison:
-    label: str
-    position_order: int
-    runs: int
-    baseline_runs: int
-    mean_seconds: float | None
-    baseline_mean_seconds: float | None
-    delta_seconds: float | None
-    speedup: float | None
-    is_on_both_sides: bool
-    is_held_by_few_runs: bool
-    difference_rank: int
-
-
-@dataclass(frozen=True)
-class Straggler:
-    run_id: str
-    task: str | None
-    wall_seconds: float
-    wall_to_peer_median: float | None
-    worst_interval_label: str | None
-    worst_interval_seconds: float | None
-    worst_interval_task_median_seconds: float | None
-    worst_interval_robust_z: float | None
-    downtime_seconds: float
-    is_slow_overall: bool
-    has_outlier_interval: bool
-
-
-@dataclass(frozen=True)
-class DistributedRun:
-    run_id: str
-    task: str | None
-    world_size: int
-    wall_seconds: float | None
-    lost_to_slowest_seconds: float
-    lost_share: float | None
-    lost_basis: str
-    straggling_rank: int | None
-    straggling_rank_times: int
-    straggler_points: int
-    stopped_ranks: int
-    first_stopped_rank: int | None
-    first_stopped_rank_last_marker: str | None
-    first_stopped_rank_status: str | None
-
-
-@dataclass(frozen=True)
-class RankWaiting:
-    distributed_runs: int
-    runs_with_straggling_rank: int
-    runs_with_stopped_ranks: int
-    wall_seconds: float | None
-    lost_to_slowest_seconds: float | None
-    lost_share: float | None
-
-
-@dataclass(frozen=True)
-class GoodputBucket:
-    bucket: str
-    runs: int
-    runs_unmeasured: int
-    unmeasured_seconds: float | None
-    seconds: float
-    share_of_wall: float | None
-    gpu_hours: float | None
-    share_of_gpu_hours: float | None
-    total_gpu_hours: float | None
-    wall_seconds: float
-
-
-@dataclass(frozen=True)
-class TaskGoodputBucket:
-    task: str
-    bucket: str
-    seconds: float
-    share_of_wall: float | None
-    wall_seconds: float
-
-
-@dataclass(frozen=True)
-class GoodputChange:
-    bucket: str
-    share_of_wall: float | None
-    baseline_share_of_wall: float | None
-    share_change: float | None
-    seconds_per_run: float
-    baseline_seconds_per_run: float
-
-
-@dataclass(frozen=True)
-class RankArrival:
-    run_id: str
-    marker_label: str
-    label_occurrence: int
-    arrival_spread_seconds: float
-    last_rank: int
-
-
-@dataclass(frozen=True)
-class StragglingRank:
-    run_id: str
-    collection: str
-    straggling_rank: int
-    world_size: int
-    lost_to_slowest_seconds: float
-    lost_share: float | None
-
-
-@dataclass(frozen=True)
-class StragglerSummary:
-    runs: int
-    runs_scored: int
-    stragglers: int
-    slow_overall: int
-    with_outlier_interval: int
-    wall_multiple_threshold: float
-    robust_z_threshold: float
-    min_excess_share: float
-    min_excess_seconds: float
-    min_task_runs: int
-
-
-@dataclass(frozen=True)
-class BuildContext:
-    raw_dir: str
-    as_of_at: datetime
-    as_of_source: str
-    regression_threshold: float
-    regression_min_runs: int
-    stall_multiple: float
-    stall_min_seconds: float
-
-
-@dataclass(frozen=True)
-class RejectReason:
-    reject_reason: str
-    rejected_lines: int
-    files: int
-    first_seen_at: str
-
-
-@dataclass(frozen=True)
-class OtherEventType:
-    event_type: str
-    other_event_lines: int
-    runs: int
-
-
-@dataclass(frozen=True)
-class LikelyTypo:
-    event_name: str
-    resembles_event_type: str
-    rejected_lines: int
-    first_seen_at: str
-
-
-@dataclass(frozen=True)
-class UnstartedRun:
-    run_id: str
-    file_path: str
-    files: int
-    events: int
-    misspelt_as: str | None
-    misspelt_at: str | None
-
-
-@dataclass(frozen=True)
-class MarkerApproximation:
-    source_format: str
-    approximation: str
-    markers: int
-    runs: int
-
-
-@dataclass(frozen=True)
-class EpochSummary:
-    """A collection's epochs over its analyzed event-log runs (agg_collection_epochs)."""
-
-    runs_with_epochs: int
-    runs_ending_at_final_epoch_end: int
-    epochs: int
-    mean_epochs_per_run: float
-    median_epochs_per_run: float
-    mean_epoch_seconds: float
-    p50_epoch_seconds: float
-    p90_epoch_seconds: float
-    max_epoch_seconds: float
-    mean_first_epoch_seconds: float
-    mean_later_epoch_median_seconds: float | None
-    mean_first_epoch_excess_seconds: float | None
-    mean_first_epoch_ratio: float | None
-
-
-@dataclass(frozen=True)
-class TaskEpochs:
-    task: str
-    runs_with_epochs: int
-    median_epochs_per_run: float
-    mean_epoch_seconds: float
-    p50_epoch_seconds: float
-    p90_epoch_seconds: float
-    mean_first_epoch_seconds: float
-    mean_later_epoch_median_seconds: float | None
-    mean_first_epoch_excess_seconds: float | None
-
-
-@dataclass(frozen=True)
-class EpochPosition:
-    task: str
-    epoch_index: int
-    runs: int
-    mean_seconds: float
-
-
-@dataclass(frozen=True)
-class IntervalKind:
-    interval_kind: str
-    intervals: int
-    zero_second_intervals: int
-    total_seconds: float
-    share_of_wall: float | None
-
-
-@dataclass(frozen=True)
-class LiveProgress:
-    as_of_at: datetime
-    is_live: bool
-    runs_completed: int
-    runs_failed: int
-    runs_running: int
-    runs_stalled: int
-    runs_abandoned: int
-    last_finish_low_at: datetime | None
-    last_finish_at: datetime | None
-    last_finish_high_at: datetime | None
-    spent_share: float | None
-
-
-@dataclass(frozen=True)
-class LiveRun:
-    run_id: str
-    task: str
-    live_status: str
-    last_marker_label: str
-    elapsed_seconds: float
-    silent_seconds: float
-    stall_threshold_seconds: float
-    peer_set: str
-    peer_runs: int
-    estimated_finish_low_at: datetime | None
-    estimated_finish_at: datetime | None
-    estimated_finish_high_at: datetime | None
-
-
-@dataclass(frozen=True)
-class AbandonedRun:
-    run_id: str
-    task: str
-    last_marker_label: str
-    last_event_at: datetime
-    silent_seconds: float
-    abandon_threshold_seconds: float
-
-
-@dataclass(frozen=True)
-class CollectionSpan:
-    first_started_at: datetime
-    span_ended_at: datetime
-    is_open: bool
-    span_seconds: float
-    runs: int
-    run_seconds: float
-    peak_concurrent_runs: int
-    mean_concurrent_runs: float | None
-    longest_run_id: str
-    longest_run_seconds: float
-    is_longest_run_expected: bool
-    runs_with_gpus: int
-    gpu_hours: float | None
-
-
-@dataclass(frozen=True)
-class TaskGpuHours:
-    task: str
-    runs: int
-    runs_with_gpus: int
-    gpu_hours: float | None
-
-
-@dataclass(frozen=True)
-class RunSegment:
-    run_id: str
-    task: str
-    started_at: datetime
-    ended_at: datetime
-    is_open: bool
-    live_status: str | None
-
-
-@dataclass(frozen=True)
-class LiveCollection:
-    collection: str
-    runs_running: int
-    runs_stalled: int
-    runs_abandoned: int
-    last_finish_low_at: datetime | None
-    last_finish_at: datetime | None
-    last_finish_high_at: datetime | None
+# What each part of a collection's page reads: a mart, which of its rows (besides
+# `collection = $collection`, which every one of these adds) and in which order.
+IN_COLLECTION = "collection = $collection"
+PROFILE_READS = {
+    "tasks": MartRead("agg_task_runtime", "runs_analyzed > 0", "mean_wall_seconds desc, task asc"),
+    "excluded": MartRead("agg_excluded_runs", order_by="runs desc, exclusion_reason asc"),
+    "longest_intervals": MartRead("agg_longest_intervals", order_by="runs desc, longest_interval_label asc"),
+    "later_windows": MartRead("agg_later_windows"),
+    "config_differences": MartRead("cmp_config_differences", order_by="config_key"),
+    "task_comparisons": MartRead("cmp_task_runtime", order_by="speedup asc nulls last, task asc"),
+    "difference_parts": MartRead("cmp_wall_time_parts", "scope = 'all_tasks'", "part_order"),
+    "position_comparisons": MartRead("cmp_interval_positions", order_by="position_order"),
+    "straggler_summary": MartRead("agg_collection_stragglers"),
+    "profile_sections": MartRead(
+        "agg_profile_sections", order_by="section = 'unattributed' asc, share_of_wall desc, section asc"
+    ),
+    "data_quality": MartRead("agg_collection_data_quality"),
+    "reject_reasons": MartRead("agg_collection_reject_reasons", order_by="rejected_lines desc, reject_reason asc"),
+    "likely_typos": MartRead("agg_collection_likely_typos", order_by="rejected_lines desc, event_name asc"),
+    "approximations": MartRead(
+        "agg_marker_approximations", order_by="markers desc, source_format asc, approximation asc"
+    ),
+    "epochs": MartRead("agg_collection_epochs"),
+    "task_epochs": MartRead("agg_task_epochs", order_by="mean_epoch_seconds desc, task asc"),
+    "epoch_positions": MartRead("agg_epoch_positions", order_by="task asc, epoch_index asc"),
+    "slowest_epochs": MartRead("agg_epoch_positions", order_by="mean_seconds desc, task asc, epoch_index asc"),
+    "interval_kinds": MartRead("agg_collection_interval_kinds", order_by="total_seconds desc, interval_kind asc"),
+    "live": MartRead("agg_collection_progress"),
+    # running and stalled runs: stalled first, then by estimated finish; abandoned ones apart
+    "live_runs": MartRead(
+        "fct_live_runs",
+        "live_status in ('running', 'stalled')",
+        "live_status desc, estimated_finish_at asc nulls last, run_id asc",
+    ),
+    "abandoned_runs": MartRead("fct_live_runs", "live_status = 'abandoned'", "silent_seconds desc, run_id asc"),
+    "span": MartRead("agg_collection_span"),
+    "task_gpu_hours": MartRead("agg_task_gpu_hours", order_by="task"),
+    "rank_waiting": MartRead("agg_collection_rank_waiting"),
+    "goodput": MartRead("agg_collection_goodput", order_by="bucket_order"),
+    "task_goodput": MartRead("agg_task_goodput", order_by="task, bucket_order"),
+    # the buckets either side spent time in, the one that moved most first
+    "goodput_comparison": MartRead(
+        "cmp_collection_goodput",
+        "seconds_per_run > 0 or baseline_seconds_per_run > 0",
+        "abs(share_change) desc, bucket_order",
+    ),
+}
+# the parts of a page that are one row (None when the mart has none for the collection)
+ONE_ROW = {"later_windows", "straggler_summary", "data_quality", "epochs", "live", "span", "rank_waiting"}
+# the parts that need a join: queries/<part>.sql, with $collection
+PROFILE_QUERIES = ("comparison", "stragglers", "segments", "distributed_runs", "rank_arrivals")
+QUERY_FILES = {"segments": "run_segments"}
+
+# What the index reads (over every collection).
+INDEX_READS = {
+    "build": MartRead("dim_build"),
+    "data_quality": MartRead("agg_data_quality_totals"),
+    "reject_reasons": MartRead("agg_reject_reasons", order_by="rejected_lines desc, reject_reason asc"),
+    "likely_typos": MartRead(
+        "agg_unknown_event_names", "resembles_event_type is not null", "rejected_lines desc, event_name asc"
+    ),
+    "other_events": MartRead("agg_other_events", order_by="other_event_lines desc, event_type asc"),
+    "unstarted_runs": MartRead("fct_unstarted_runs", order_by="file_path asc, run_id asc"),
+    "regressions": MartRead("cmp_task_runtime", "is_regression", "collection asc, speedup asc, task asc"),
+    "live": MartRead("agg_collection_progress", "is_live", "collection"),
+    "straggling_ranks": MartRead(
+        "fct_distributed_runs",
+        "straggling_rank is not null and collection is not null",
+        "lost_share desc nulls last, run_id asc",
+    ),
+}
+
+
+def in_collection(read: MartRead) -> MartRead:
+    where = f"{IN_COLLECTION} and ({read.where})" if read.where else IN_COLLECTION
+    return MartRead(read.mart, where, read.order_by)
+
+
+def marts_read() -> set[str]:
+    """The marts the generic reads name (the queries in queries/ name theirs in their SQL)."""
+    return {read.mart for read in [*PROFILE_READS.values(), *INDEX_READS.values()]}
 
 
 def first(rows: list[T], limit: int) -> list[T]:
@@ -534,44 +118,52 @@ def beyond(rows: list, limit: int) -> int:
 class CollectionProfile:
     """Everything one collection's profile shows."""
 
-    snapshot: Snapshot
-    tasks: list[TaskRuntime]
-    excluded: list[ExcludedRuns]
-    longest_intervals: list[LongestInterval]
-    later_windows: LaterWindows | None
-    comparison: Comparison | None
-    config_differences: list[ConfigDifference]
-    task_comparisons: list[TaskComparison]
-    profile_sections: list[ProfileSection]
-    data_quality: DataQuality
-    reject_reasons: list[RejectReason]
-    likely_typos: list[LikelyTypo]
-    approximations: list[MarkerApproximation]
-    epochs: EpochSummary | None = None
-    task_epochs: list[TaskEpochs] = field(default_factory=list)
-    epoch_positions: list[EpochPosition] = field(default_factory=list)
-    slowest_epochs: list[EpochPosition] = field(default_factory=list)
-    interval_kinds: list[IntervalKind] = field(default_factory=list)
-    difference_parts: list[DifferencePart] = field(default_factory=list)
-    position_comparisons: list[PositionComparison] = field(default_factory=list)
-    stragglers: list[Straggler] = field(default_factory=list)
-    straggler_summary: StragglerSummary | None = None
-    live: LiveProgress | None = None
-    live_runs: list[LiveRun] = field(default_factory=list)
-    abandoned_runs: list[AbandonedRun] = field(default_factory=list)
-    span: CollectionSpan | None = None
-    task_gpu_hours: list[TaskGpuHours] = field(default_factory=list)
-    segments: list[RunSegment] = field(default_factory=list)
-    distributed_runs: list[DistributedRun] = field(default_factory=list)
-    rank_waiting: RankWaiting | None = None
-    rank_arrivals: list[RankArrival] = field(default_factory=list)
-    goodput: list[GoodputBucket] = field(default_factory=list)
-    task_goodput: list[TaskGoodputBucket] = field(default_factory=list)
-    goodput_comparison: list[GoodputChange] = field(default_factory=list)
-    build: BuildContext | None = None  # the thresholds the marts were built with (dim_build)
+    snapshot: Row  # queries/snapshot.sql: dim_collections and agg_collection_runtime
+    tasks: list[Row]
+    excluded: list[Row]
+    longest_intervals: list[Row]
+    later_windows: Row | None
+    comparison: Row | None
+    config_differences: list[Row]
+    task_comparisons: list[Row]
+    profile_sections: list[Row]
+    data_quality: Row
+    reject_reasons: list[Row]
+    likely_typos: list[Row]
+    approximations: list[Row]
+    epochs: Row | None = None
+    task_epochs: list[Row] = field(default_factory=list)
+    epoch_positions: list[Row] = field(default_factory=list)
+    slowest_epochs: list[Row] = field(default_factory=list)
+    interval_kinds: list[Row] = field(default_factory=list)
+    difference_parts: list[Row] = field(default_factory=list)
+    position_comparisons: list[Row] = field(default_factory=list)
+    stragglers: list[Row] = field(default_factory=list)
+    straggler_summary: Row | None = None
+    live: Row | None = None
+    live_runs: list[Row] = field(default_factory=list)
+    abandoned_runs: list[Row] = field(default_factory=list)
+    span: Row | None = None
+    task_gpu_hours: list[Row] = field(default_factory=list)
+    segments: list[Row] = field(default_factory=list)
+    distributed_runs: list[Row] = field(default_factory=list)
+    rank_waiting: Row | None = None
+    rank_arrivals: list[Row] = field(default_factory=list)
+    goodput: list[Row] = field(default_factory=list)
+    task_goodput: list[Row] = field(default_factory=list)
+    goodput_comparison: list[Row] = field(default_factory=list)
+    build: Row | None = None  # the thresholds the marts were built with (dim_build)
 
     @property
-    def shown_distributed_runs(self) -> list[DistributedRun]:
+    def headline_speedup(self) -> float | None:
+        """The speedup the headline quotes: matched tasks when the mixes differ (def_matched_tasks)."""
+        if self.comparison is None:
+            return None
+        comparison = self.comparison
+        return comparison.matched_speedup if comparison.has_different_task_mix else comparison.speedup
+
+    @property
+    def shown_distributed_runs(self) -> list[Row]:
         return first(self.distributed_runs, SHOWN_DISTRIBUTED_RUNS)
 
     @property
@@ -583,7 +175,7 @@ class CollectionProfile:
         return bool(self.difference_parts) and all(part.both_sides_have_markers for part in self.difference_parts)
 
     @property
-    def shown_positions(self) -> list[PositionComparison]:
+    def shown_positions(self) -> list[Row]:
         """The positions that moved most (at most SHOWN_POSITIONS), in run order."""
         return [position for position in self.position_comparisons if position.difference_rank <= SHOWN_POSITIONS]
 
@@ -597,7 +189,7 @@ class CollectionProfile:
         return beyond(self.position_comparisons, SHOWN_POSITIONS)
 
     @property
-    def shown_stragglers(self) -> list[Straggler]:
+    def shown_stragglers(self) -> list[Row]:
         return first(self.stragglers, SHOWN_STRAGGLERS)
 
     @property
@@ -605,7 +197,7 @@ class CollectionProfile:
         return beyond(self.stragglers, SHOWN_STRAGGLERS)
 
     @property
-    def shown_tasks(self) -> list[TaskRuntime]:
+    def shown_tasks(self) -> list[Row]:
         return first(self.tasks, SHOWN_TASKS)
 
     @property
@@ -613,7 +205,7 @@ class CollectionProfile:
         return beyond(self.tasks, SHOWN_TASKS)
 
     @property
-    def shown_task_comparisons(self) -> list[TaskComparison]:
+    def shown_task_comparisons(self) -> list[Row]:
         return first(self.task_comparisons, SHOWN_TASKS)
 
     @property
@@ -621,7 +213,7 @@ class CollectionProfile:
         return beyond(self.task_comparisons, SHOWN_TASKS)
 
     @property
-    def shown_live_runs(self) -> list[LiveRun]:
+    def shown_live_runs(self) -> list[Row]:
         return first(self.live_runs, SHOWN_LIVE_RUNS)
 
     @property
@@ -629,7 +221,7 @@ class CollectionProfile:
         return beyond(self.live_runs, SHOWN_LIVE_RUNS)
 
     @property
-    def shown_slowest_epochs(self) -> list[EpochPosition]:
+    def shown_slowest_epochs(self) -> list[Row]:
         return first(self.slowest_epochs, SHOWN_SLOWEST_EPOCHS)
 
     @property
@@ -637,7 +229,7 @@ class CollectionProfile:
         return beyond(self.slowest_epochs, SHOWN_SLOWEST_EPOCHS)
 
     @property
-    def shown_task_epochs(self) -> list[TaskEpochs]:
+    def shown_task_epochs(self) -> list[Row]:
         return first(self.task_epochs, SHOWN_EPOCH_TASKS)
 
     @property
@@ -649,112 +241,71 @@ class CollectionProfile:
 class IndexData:
     """Everything the index shows."""
 
-    collections: list[CollectionSummary]
-    build: BuildContext
-    data_quality: DataQuality
-    reject_reasons: list[RejectReason]
-    likely_typos: list[LikelyTypo]
-    other_events: list[OtherEventType]
-    unstarted_runs: list[UnstartedRun]
-    chains: list[list[ChainStep]]
-    regressions: list[Regression]
-    live: dict[str, LiveCollection]
-    straggling_ranks: list[StragglingRank] = field(default_factory=list)
+    collections: list[Row]  # queries/collections.sql
+    build: Row
+    data_quality: Row
+    reject_reasons: list[Row]
+    likely_typos: list[Row]
+    other_events: list[Row]
+    unstarted_runs: list[Row]
+    chains: list[list[Row]]  # queries/version_chains.sql
+    regressions: list[Row]
+    live: dict[str, Row]
+    straggling_ranks: list[Row] = field(default_factory=list)
 
 
-def fetch(connection: duckdb.DuckDBPyConnection, query: str, row_type: type[T], **params) -> list[T]:
-    """Run queries/<query>.sql with named parameters and shape each row as row_type."""
-    cursor = connection.execute((QUERIES / f"{query}.sql").read_text(encoding="utf-8"), params)
-    columns = [description[0] for description in cursor.description]
-    expected = [field.name for field in fields(row_type)]
-    if columns != expected:
-        raise RuntimeError(f"query {query}.sql returns {columns}, but {row_type.__name__} expects {expected}")
-    return [row_type(*row) for row in cursor.fetchall()]
-
-
-def fetch_one(connection, query: str, row_type: type[T], **params) -> T | None:
-    rows = fetch(connection, query, row_type, **params)
-    return rows[0] if rows else None
-
-
-def load_collections(connection) -> list[CollectionSummary]:
-    return fetch(connection, "collections", CollectionSummary)
-
-
-def load_data_quality_totals(connection) -> DataQuality:
+def load_data_quality_totals(connection) -> Row:
     """What the load read, over every file of the raw folder (one row, also when it read none)."""
-    return fetch(connection, "data_quality_totals", DataQuality)[0]
+    return read_mart(connection, INDEX_READS["data_quality"])[0]
 
 
-def load_build(connection) -> BuildContext:
+def load_build(connection) -> Row:
     """The raw folder the build read and the as-of time of its "now"-dependent figures."""
-    return fetch(connection, "build", BuildContext)[0]
+    return read_mart(connection, INDEX_READS["build"])[0]
 
 
-def load_version_chains(connection) -> list[list[ChainStep]]:
+def load_version_chains(connection) -> list[list[Row]]:
     """Each chain of versions to show on the index, its steps from the first version to the newest."""
-    chains: dict[str, list[ChainStep]] = {}
-    for step in fetch(connection, "version_chains", ChainStep):
+    chains: dict[str, list[Row]] = {}
+    for step in read_query(connection, "version_chains"):
         chains.setdefault(step.chain_collection, []).append(step)
     return list(chains.values())
 
 
 def load_index(connection) -> IndexData:
+    reads = {name: read_mart(connection, spec) for name, spec in INDEX_READS.items() if name not in ("build", "live")}
     return IndexData(
-        collections=load_collections(connection),
+        collections=read_query(connection, "collections"),
         build=load_build(connection),
-        data_quality=load_data_quality_totals(connection),
-        reject_reasons=fetch(connection, "all_reject_reasons", RejectReason),
-        likely_typos=fetch(connection, "all_likely_typos", LikelyTypo),
-        other_events=fetch(connection, "other_events", OtherEventType),
-        unstarted_runs=fetch(connection, "unstarted_runs", UnstartedRun),
+        data_quality=reads["data_quality"][0],
+        reject_reasons=reads["reject_reasons"],
+        likely_typos=reads["likely_typos"],
+        other_events=reads["other_events"],
+        unstarted_runs=reads["unstarted_runs"],
         chains=load_version_chains(connection),
-        regressions=fetch(connection, "regressions", Regression),
-        live={entry.collection: entry for entry in fetch(connection, "live_collections", LiveCollection)},
-        straggling_ranks=fetch(connection, "straggling_ranks", StragglingRank),
+        regressions=reads["regressions"],
+        live={entry.collection: entry for entry in read_mart(connection, INDEX_READS["live"])},
+        straggling_ranks=reads["straggling_ranks"],
     )
+
+
+def no_lines(collection: str) -> Row:
+    """The data quality of a collection whose files the build did not read: every count 0."""
+    counts = {column: 0 for column, kind in contract("agg_collection_data_quality") if kind is int}
+    return mart_row("agg_collection_data_quality", collection=collection, **counts)
 
 
 def load_profile(connection, collection: str) -> CollectionProfile:
     """Every figure of one collection's profile."""
-    snapshot = fetch_one(connection, "snapshot", Snapshot, collection=collection)
-    if snapshot is None:
+    snapshot = read_query(connection, "snapshot", collection=collection)
+    if not snapshot:
         raise LookupError(collection)
-    quality = fetch_one(connection, "data_quality", DataQuality, collection=collection)
-    return CollectionProfile(
-        snapshot=snapshot,
-        build=load_build(connection),
-        tasks=fetch(connection, "tasks", TaskRuntime, collection=collection),
-        excluded=fetch(connection, "excluded_runs", ExcludedRuns, collection=collection),
-        longest_intervals=fetch(connection, "longest_intervals", LongestInterval, collection=collection),
-        later_windows=fetch_one(connection, "later_windows", LaterWindows, collection=collection),
-        comparison=fetch_one(connection, "comparison", Comparison, collection=collection),
-        config_differences=fetch(connection, "config_differences", ConfigDifference, collection=collection),
-        task_comparisons=fetch(connection, "task_comparison", TaskComparison, collection=collection),
-        difference_parts=fetch(connection, "difference_parts", DifferencePart, collection=collection),
-        position_comparisons=fetch(connection, "position_comparison", PositionComparison, collection=collection),
-        stragglers=fetch(connection, "stragglers", Straggler, collection=collection),
-        straggler_summary=fetch_one(connection, "straggler_summary", StragglerSummary, collection=collection),
-        profile_sections=fetch(connection, "profile_sections", ProfileSection, collection=collection),
-        data_quality=quality or DataQuality(0, 0, 0, 0, 0, 0, 0, 0, 0),
-        reject_reasons=fetch(connection, "reject_reasons", RejectReason, collection=collection),
-        likely_typos=fetch(connection, "likely_typos", LikelyTypo, collection=collection),
-        approximations=fetch(connection, "approximations", MarkerApproximation, collection=collection),
-        epochs=fetch_one(connection, "epochs", EpochSummary, collection=collection),
-        task_epochs=fetch(connection, "task_epochs", TaskEpochs, collection=collection),
-        epoch_positions=fetch(connection, "epoch_positions", EpochPosition, collection=collection),
-        slowest_epochs=fetch(connection, "slowest_epochs", EpochPosition, collection=collection),
-        interval_kinds=fetch(connection, "interval_kinds", IntervalKind, collection=collection),
-        live=fetch_one(connection, "live_progress", LiveProgress, collection=collection),
-        live_runs=fetch(connection, "live_runs", LiveRun, collection=collection),
-        abandoned_runs=fetch(connection, "abandoned_runs", AbandonedRun, collection=collection),
-        span=fetch_one(connection, "span", CollectionSpan, collection=collection),
-        task_gpu_hours=fetch(connection, "task_gpu_hours", TaskGpuHours, collection=collection),
-        segments=fetch(connection, "run_segments", RunSegment, collection=collection),
-        distributed_runs=fetch(connection, "distributed_runs", DistributedRun, collection=collection),
-        rank_waiting=fetch_one(connection, "rank_waiting", RankWaiting, collection=collection),
-        rank_arrivals=fetch(connection, "rank_arrivals", RankArrival, collection=collection),
-        goodput=fetch(connection, "goodput", GoodputBucket, collection=collection),
-        task_goodput=fetch(connection, "task_goodput", TaskGoodputBucket, collection=collection),
-        goodput_comparison=fetch(connection, "goodput_comparison", GoodputChange, collection=collection),
-    )
+    parts: dict[str, object] = {}
+    for name, spec in PROFILE_READS.items():
+        rows = read_mart(connection, in_collection(spec), collection=collection)
+        parts[name] = (rows[0] if rows else None) if name in ONE_ROW else rows
+    for name in PROFILE_QUERIES:
+        rows = read_query(connection, QUERY_FILES.get(name, name), collection=collection)
+        parts[name] = (rows[0] if rows else None) if name == "comparison" else rows
+    parts["data_quality"] = parts["data_quality"] or no_lines(collection)
+    return CollectionProfile(snapshot=snapshot[0], build=load_build(connection), **parts)

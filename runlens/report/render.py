@@ -27,7 +27,7 @@ from runlens.report.chart import (
     mean_wall_by_task_png,
     position_comparison_png,
 )
-from runlens.report.data import CollectionSummary, IndexData, load_index, load_profile
+from runlens.report.data import IndexData, load_index, load_profile
 from runlens.report.files import (
     remove_partial_files,
     remove_stale_pages,
@@ -37,6 +37,7 @@ from runlens.report.files import (
     write_if_changed,
 )
 from runlens.report.markdown import escape_code, escape_text, unique_slugs
+from runlens.report.rows import Row, StaleDatabase
 from runlens.report.timeline import timeline_png
 from runlens.report.words import KIND_WORDS, REASON_WORDS, SOURCE_WORDS, time
 from runlens.stopping import undone_on_exit
@@ -190,7 +191,7 @@ def charts(profile, findings, folder: Path) -> dict[str, str | None]:
     return written
 
 
-def render_profile(env, connection, summary: CollectionSummary, folder: Path) -> tuple[Path, bool]:
+def render_profile(env, connection, summary: Row, folder: Path) -> tuple[Path, bool]:
     """The collection's page and charts; whether the page's text changed."""
     profile = load_profile(connection, summary.collection)
     findings = rules.evaluate(profile)
@@ -257,5 +258,7 @@ def render_reports(
                 written.append(render_index(env, index, db_path, slugs, out_dir))
                 remove_stale_pages(out_dir, set(slugs.values()), PAGE_FILES)
             return written
+    except StaleDatabase as error:
+        raise ReportError(f"{db_path}: {error}") from None
     finally:
         connection.close()

@@ -12,7 +12,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
-from runlens.report.data import CollectionProfile, DataQuality
+from runlens.report.data import CollectionProfile
+from runlens.report.rows import Row
 from runlens.report.units import SPEEDUP_SAME, factor, is_about_the_same
 
 # Coarse split: the part of wall time before the final epoch end that counts as "most of it".
@@ -154,7 +155,7 @@ def baseline_change(profile: CollectionProfile) -> Finding | None:
     if comparison.has_different_task_mix and comparison.matched_tasks == 0:
         return Finding("no_common_tasks")
     within = 1 + profile.build.regression_threshold if profile.build is not None else SPEEDUP_SAME
-    said = verdict(comparison.headline_speedup, within)
+    said = verdict(profile.headline_speedup, within)
     if said is None:
         return None
     regressed = [task for task in profile.task_comparisons if task.is_regression]
@@ -284,7 +285,7 @@ def later_windows(profile: CollectionProfile) -> Finding | None:
     if windows is None or not profile.longest_intervals or many_epochs(profile):
         return None
     opening = profile.longest_intervals[0]
-    if opening.label.startswith("run_start ->") and windows.summed_mean_seconds > opening.mean_seconds:
+    if opening.longest_interval_label.startswith("run_start ->") and windows.summed_mean_seconds > opening.mean_seconds:
         return Finding("windows_outweigh_opening", {"windows": windows})
     return None
 
@@ -450,7 +451,7 @@ def evaluate(profile: CollectionProfile) -> Findings:
     return replace(found, not_shown=not_shown(profile, found))
 
 
-def no_runs(data_quality: DataQuality) -> Finding:
+def no_runs(data_quality: Row) -> Finding:
     """Why the index lists no collection: the build read no log file, or none of the files it read
     gave a run."""
     if data_quality.files == 0:

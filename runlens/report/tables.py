@@ -1,6 +1,6 @@
 """The report's tables, shaped from the marts' rows: one unit per column, chosen from the column's
 own figures (units.py), names escaped once where they enter Markdown (markdown.py). Presentation
-only: which rows a table holds and in what order is the queries' and data.py's; no figure is
+only: which rows a table holds and in what order is data.py's; no figure is
 computed here.
 """
 

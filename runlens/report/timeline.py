@@ -19,7 +19,7 @@ from matplotlib import pyplot  # noqa: E402  (the backend must be chosen first)
 from matplotlib.patches import Patch  # noqa: E402
 
 from runlens.report.chart import STYLE, UNIT_NAMES, duration_axis, finished_png, scale_for, short_label  # noqa: E402
-from runlens.report.data import RunSegment  # noqa: E402
+from runlens.report.rows import Row  # noqa: E402
 
 PALETTE = ("#4C72B0", "#DD8452", "#55A868", "#C44E52", "#8172B3", "#937860", "#DA8BC3", "#8C8C8C")
 MAX_RUNS = 60  # past this many runs, the bars are too thin to read: the chart shows the first ones
@@ -29,7 +29,7 @@ def seconds_after(start: datetime, instant: datetime) -> float:
     return (instant - start).total_seconds()
 
 
-def timeline_png(segments: list[RunSegment], as_of: datetime | None) -> bytes:
+def timeline_png(segments: list[Row], as_of: datetime | None) -> bytes:
     """One row per run (first started on top), time since the collection's first run_start; the
     as-of time as a dashed line when given (a collection with a run still going)."""
     run_ids = list(dict.fromkeys(segment.run_id for segment in segments))[:MAX_RUNS]

@@ -1,11 +1,7 @@
--- The arrival spread at each checkpoint and epoch end of the collection's run that lost the most
--- time to its slowest rank (the chart's run), in marker order. Reads marts only.
-select
-    arrivals.run_id,
-    arrivals.marker_label,
-    arrivals.label_occurrence,
-    arrivals.arrival_spread_seconds,
-    arrivals.last_rank
+-- Every column of fct_run_marker_arrivals: the arrival spread at each checkpoint and epoch end of
+-- the collection's run that lost the most time to its slowest rank (the chart's run), in marker
+-- order. Reads marts only.
+select arrivals.*
 from fct_run_marker_arrivals as arrivals
 where
     arrivals.is_synchronizing

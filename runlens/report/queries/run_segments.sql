@@ -1,12 +1,8 @@
--- The stretches each run of the collection ran (fct_run_segments), for the timeline chart, with
--- the live state of runs still going (fct_live_runs); runs in order of their first start. Reads
--- marts only.
+-- The stretches each run of the collection ran: every column of fct_run_segments, for the
+-- timeline chart, with the live state of runs still going (fct_live_runs); runs in order of their
+-- first start. Reads marts only.
 select
-    segments.run_id,
-    segments.task,
-    segments.started_at,
-    segments.ended_at,
-    segments.is_open,
+    segments.*,
     live_runs.live_status
 from fct_run_segments as segments
 inner join fct_runs as runs on segments.run_id = runs.run_id

@@ -1,17 +1,9 @@
--- The collection's stragglers, slowest against its peers first, with the downtime between
--- sessions their wall time holds (a restart's gap is no interval position). Reads marts only.
+-- The collection's stragglers, slowest against its peers first: every column of
+-- fct_run_stragglers, with the downtime between sessions their wall time holds (a restart's gap
+-- is no interval position). Reads marts only.
 select
-    stragglers.run_id,
-    stragglers.task,
-    stragglers.wall_seconds,
-    stragglers.wall_to_peer_median,
-    stragglers.worst_interval_label,
-    stragglers.worst_interval_seconds,
-    stragglers.worst_interval_task_median_seconds,
-    stragglers.worst_interval_robust_z,
-    runs.downtime_seconds,
-    stragglers.is_slow_overall,
-    stragglers.has_outlier_interval
+    stragglers.*,
+    runs.downtime_seconds
 from fct_run_stragglers as stragglers
 inner join fct_runs as runs on stragglers.run_id = runs.run_id
 where stragglers.collection = $collection and stragglers.is_straggler
