@@ -19,11 +19,11 @@ from pathlib import Path
 
 import duckdb
 import pytest
+from awkward_files import NASTY, RANDOM, write
+from engine_datasets import DATASETS, ENGINES_PROJECT
 from engines.parity import compare, load_marts, read_duckdb
 from pipeline import DATABASE, REFRESH, dbt_process, project_copies, run_dbt
 from prebuilt import Prebuilds, prebuilt
-from test_engine_parity import DATASETS, ENGINES_PROJECT
-from test_line_rules import NASTY, RANDOM, write
 
 from runlens.raw_logs import handover
 from runlens.raw_logs.listing import list_log_files

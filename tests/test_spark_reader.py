@@ -20,8 +20,9 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from test_engine_parity import FAULTY, SAMPLE, require_spark
-from test_line_rules import GZIP, NASTY, J, random_files, write
+from awkward_files import GZIP, NASTY, J, random_files, write
+from engines_available import require_spark
+from pipeline import FAULTY, SAMPLE
 
 from runlens.raw_logs import duckdb_reader
 from runlens.raw_logs.listing import RawFolderError, list_log_files

@@ -51,6 +51,9 @@ DATABASE = "runlens.duckdb"
 REFRESH = ("build", "--exclude-resource-type", "unit_test")
 UNIT_TESTS = ("--vars", "{unit_tests: true}")
 WORKERS = WorkerPool(int(os.environ.get("RUNLENS_TEST_BUILDS", "2")))
+# the folders of logs most builds read: the hand-worked fixture and the bundled sample
+FAULTY = REPO / "tests" / "fixtures" / "faulty"
+SAMPLE = REPO / "data" / "sample"
 
 
 def copy_project(destination: Path) -> Path:
@@ -64,6 +67,15 @@ def copy_project(destination: Path) -> Path:
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(source, target)
     return destination
+
+
+def copy_database(database: Path, folder: Path) -> Path:
+    """A copy of a built database (and its write-ahead log, if any) in folder, named DATABASE."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for source in (database, database.with_name(database.name + ".wal")):
+        if source.exists():
+            shutil.copy2(source, folder / source.name.replace(database.name, DATABASE))
+    return folder / DATABASE
 
 
 def limit_resources(project: Path, **settings: str) -> None:
