@@ -46,7 +46,7 @@ RUNLENS = Path(sys.executable).with_name("runlens")
 DATABASE = "runlens.duckdb"
 # A refresh as `runlens build` runs it (runlens/build.py REFRESH): the models and every data test.
 # dbt's unit tests check the SQL against fixed inputs, the same whatever the logs: they run where
-# each engine's build is checked whole (tests/test_engine_parity.py, UNIT_TESTS), not in every
+# each engine's build is checked whole (tests/engines/test_engine_parity.py, UNIT_TESTS), not in every
 # build of logs (dbt_project.yml enables them only with the var unit_tests).
 REFRESH = ("build", "--exclude-resource-type", "unit_test")
 UNIT_TESTS = ("--vars", "{unit_tests: true}")
@@ -216,7 +216,7 @@ def build(
 ) -> subprocess.CompletedProcess:
     """A refresh that must succeed (the models and data tests): fails the test with dbt's output
     otherwise. As `runlens build` runs it (dbt's recorded plan when there is one), whose marts are
-    those of a plain `dbt build` (tests/test_plans.py); planned=False: dbt's own build."""
+    those of a plain `dbt build` (tests/pipeline/test_plans.py); planned=False: dbt's own build."""
     result = run_dbt(project, raw_dir, database, *REFRESH, *args, planned=planned)
     if result.returncode != 0:
         raise AssertionError(f"dbt build failed over {raw_dir}:\n{result.stdout[-6000:]}\n{result.stderr[-3000:]}")
