@@ -52,7 +52,7 @@ On this machine it measures:
 Issue 29's targets are judged from these figures (scripts/benchmark/targets.py): met, missed or not
 run. It writes <out-dir>/benchmarks.json and benchmarks.md, and the same to docs/ unless --no-docs,
 and prints a summary. Exit status 1 when a step failed or a figure disagreed; a missed target is no
-failure. Timings are never asserted anywhere; tests/test_bench_smoke.py only runs it small.
+failure. Timings are never asserted anywhere; tests/command/test_bench_smoke.py only runs it small.
 
 Internal modes (run as subprocesses so that each is timed and measured alone):
     bench.py _floor RAW_DIR MARTS_DB OUT_JSON

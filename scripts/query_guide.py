@@ -5,7 +5,7 @@
 Every question of the guide is a ```sql block followed by its answer between `<!-- answer -->` and
 `<!-- end answer -->`: a Markdown table of what the query returns. This script runs each query and
 writes its table; with --check it writes nothing and exits 1 when a written answer differs from
-what the query returns. tests/test_query_guide.py runs the same check over the sample and checks
+what the query returns. tests/pipeline/test_query_guide.py runs the same check over the sample and checks
 the answers against figures worked out from the raw logs.
 """
 

@@ -16,12 +16,18 @@ from pathlib import Path
 import duckdb
 import pipeline
 import pytest
-from pipeline import DATABASE, REPO, Project, ProjectCopies, build
+from pipeline import (
+    DATABASE,
+    FAULTY,
+    SAMPLE,
+    Project,
+    ProjectCopies,
+    build,
+    copy_database,  # noqa: F401  (tests import it from here too)
+)
 from prebuilt import Prebuilds, needed_by, prebuilt, slowest_last
 from writer_trainings import writer_training  # noqa: F401  (the writer's recorded trainings, once per session)
 
-FAULTY = REPO / "tests" / "fixtures" / "faulty"
-SAMPLE = REPO / "data" / "sample"
 # the kind of project copy most builds run in (a raw folder carries its own collections file)
 PROJECT = SAMPLE_PROJECT = FAULTY_PROJECT = Project()
 
@@ -32,15 +38,6 @@ class Built:
 
     raw: Path
     database: Path
-
-
-def copy_database(database: Path, folder: Path) -> Path:
-    """A copy of a built database (and its write-ahead log, if any) in folder, named DATABASE."""
-    folder.mkdir(parents=True, exist_ok=True)
-    for source in (database, database.with_name(database.name + ".wal")):
-        if source.exists():
-            shutil.copy2(source, folder / source.name.replace(database.name, DATABASE))
-    return folder / DATABASE
 
 
 def pytest_collection_modifyitems(items):

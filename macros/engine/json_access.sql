@@ -71,7 +71,7 @@
     line is no object; a field absent from the line is NULL, a JSON null a variant null). Reading
     each field from the variant by its path instead (variant_get per field, for its kind and again
     for its text) made the line parse's generated Java method pass 64 KB, and Spark ran that stage
-    without generated code (tests/test_engine_parity.py reads the build's log for it). -#}
+    without generated code (tests/engines/test_engine_parity.py reads the build's log for it). -#}
 {% macro spark__parsed_fields(doc, keys) -%}
     try_variant_get(
         {{ doc }}, '$', 'struct<{% for key in keys %}`{{ key }}`: variant{% if not loop.last %}, {% endif %}{% endfor %}>'

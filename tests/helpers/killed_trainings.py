@@ -7,7 +7,7 @@ resumes when FOLDER holds a checkpoint, and trains to the end of its epochs unle
 Beside the runlens log (FOLDER/logs/), each session keeps its own account in FOLDER/record.jsonl,
 one line per moment, written the moment it happens and never read by runlens: where the session
 began (just before its run_start), where its first training step began, each step done, each
-checkpoint on disk. tests/test_killed_trainings.py kills the first session, notes the moment, and
+checkpoint on disk. tests/writer/test_killed_trainings.py kills the first session, notes the moment, and
 compares the goodput marts with these records.
 
 Each step sleeps STEP_SECONDS inside `train_step`, so the training after a checkpoint is long

@@ -400,3 +400,39 @@ def goodput_timeline(line: Timeline, events: list[dict], live: dict[str, LiveRun
         if line.ended_at is not None and epoch_ends and max(epoch_ends) < kept_until:
             buckets["final_tail"] += seconds(max(start, max(epoch_ends)), kept_until)
     return buckets
+
+
+def oracle_parts(run) -> dict[str, float]:
+    """A run's wall time split at its markers, from the oracle's intervals: the pre-epoch ones are
+    those up to the last that ends at an epoch_end."""
+    ends = [i for i, (label, _) in enumerate(run.intervals) if label.endswith("-> epoch_end")]
+    pre_epoch = [length for _, length in run.intervals[: ends[-1] + 1]] if ends else []
+    parts = {
+        "opening_block": pre_epoch[0] if pre_epoch else 0.0,
+        "later_windows": sum(pre_epoch[1:]),
+        "final_tail": run.tail or 0.0,
+    }
+    parts["other"] = run.wall - sum(parts.values())
+    return parts
+
+
+def oracle_throughput(run) -> tuple[float | None, float | None]:
+    """(steps per active hour, seconds per 100 steps) from the oracle's interval labels: the
+    pre-epoch intervals are those up to the last that ends at an epoch_end."""
+    ends = [i for i, (label, _) in enumerate(run.intervals) if label.endswith("-> epoch_end")]
+    pre_epoch = run.intervals[: ends[-1] + 1] if ends else []
+    active, last_step, active_at_last = 0.0, None, None
+    window_seconds = window_steps = 0.0
+    for label, length in pre_epoch:
+        start, end = label.split(" -> ")
+        if end != "run_start":
+            active += length
+        if end.startswith("step_"):
+            last_step, active_at_last = int(end[5:]), active
+            if start.startswith("step_") and int(end[5:]) > int(start[5:]):
+                window_seconds += length
+                window_steps += int(end[5:]) - int(start[5:])
+    if last_step is None:
+        return None, None
+    per_hour = last_step * 3600 / active_at_last if active_at_last else None
+    return per_hour, (window_seconds * 100 / window_steps if window_steps else None)

@@ -46,11 +46,14 @@ RUNLENS = Path(sys.executable).with_name("runlens")
 DATABASE = "runlens.duckdb"
 # A refresh as `runlens build` runs it (runlens/build.py REFRESH): the models and every data test.
 # dbt's unit tests check the SQL against fixed inputs, the same whatever the logs: they run where
-# each engine's build is checked whole (tests/test_engine_parity.py, UNIT_TESTS), not in every
+# each engine's build is checked whole (tests/engines/test_engine_parity.py, UNIT_TESTS), not in every
 # build of logs (dbt_project.yml enables them only with the var unit_tests).
 REFRESH = ("build", "--exclude-resource-type", "unit_test")
 UNIT_TESTS = ("--vars", "{unit_tests: true}")
 WORKERS = WorkerPool(int(os.environ.get("RUNLENS_TEST_BUILDS", "2")))
+# the folders of logs most builds read: the hand-worked fixture and the bundled sample
+FAULTY = REPO / "tests" / "fixtures" / "faulty"
+SAMPLE = REPO / "data" / "sample"
 
 
 def copy_project(destination: Path) -> Path:
@@ -64,6 +67,15 @@ def copy_project(destination: Path) -> Path:
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(source, target)
     return destination
+
+
+def copy_database(database: Path, folder: Path) -> Path:
+    """A copy of a built database (and its write-ahead log, if any) in folder, named DATABASE."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for source in (database, database.with_name(database.name + ".wal")):
+        if source.exists():
+            shutil.copy2(source, folder / source.name.replace(database.name, DATABASE))
+    return folder / DATABASE
 
 
 def limit_resources(project: Path, **settings: str) -> None:
@@ -204,7 +216,7 @@ def build(
 ) -> subprocess.CompletedProcess:
     """A refresh that must succeed (the models and data tests): fails the test with dbt's output
     otherwise. As `runlens build` runs it (dbt's recorded plan when there is one), whose marts are
-    those of a plain `dbt build` (tests/test_plans.py); planned=False: dbt's own build."""
+    those of a plain `dbt build` (tests/pipeline/test_plans.py); planned=False: dbt's own build."""
     result = run_dbt(project, raw_dir, database, *REFRESH, *args, planned=planned)
     if result.returncode != 0:
         raise AssertionError(f"dbt build failed over {raw_dir}:\n{result.stdout[-6000:]}\n{result.stderr[-3000:]}")

@@ -1,8 +1,8 @@
 """The generated logs of runs with several ranks in tests/generated/ranks (issue 22).
 
 `python tests/helpers/ranks_fixture.py` writes them again (they are committed, so the parity test and
-tests/test_ranks.py read the same files). Every time is planned here, so each figure the tests
-expect is worked out by hand from these plans (tests/test_ranks.py says how):
+tests/pipeline/test_ranks.py read the same files). Every time is planned here, so each figure the tests
+expect is worked out by hand from these plans (tests/pipeline/test_ranks.py says how):
 
 - `straggler` (collection ranks-a, task ddp): 4 ranks, one file per rank. Each of 10 steps
   starts on every rank at once; ranks 0, 1 and 3 arrive at the step's checkpoint 10 s later, rank 2

@@ -7,8 +7,8 @@ batch loading, the evaluation and the saving make each section long against timi
 Beside the runlens callback (or the writer, for the plain loop), the test keeps its own `Record`:
 wall-clock times of the markers and monotonic spans of the sections, taken by its own callback
 registered separately, or by wrappers around the functions that do the work (the batch iterator,
-the checkpoint saving), never read back from the writer. tests/test_writer_callbacks.py compares
-the two; tests/test_writer_end_to_end.py builds the logs with dbt.
+the checkpoint saving), never read back from the writer. tests/writer/test_callbacks.py compares
+the two; tests/writer/test_end_to_end.py builds the logs with dbt.
 
 The frameworks are the optional frameworks extra (requirements-frameworks.txt, installed by
 `make test`). Without one, its training skips, unless RUNLENS_REQUIRE_FRAMEWORKS=1 (set by

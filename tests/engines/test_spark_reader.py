@@ -1,6 +1,6 @@
 """The Spark reader (runlens/raw_logs/spark_reader.py) writes exactly the raw tables the DuckDB
 reader writes for the same folder: the faulty fixture, the bundled sample, and a folder of awkward
-files (the line rules' cases of tests/test_line_rules.py, gzip files of several members, truncated
+files (the line rules' cases of tests/pipeline/test_line_rules.py, gzip files of several members, truncated
 and corrupt, names Hadoop would read as patterns or URIs, files that cannot be read), that folder
 once more with every file read on the driver in small pieces, and a folder read twice. Every row
 and column is compared, timestamps as naive UTC; the time of the reading (loaded_at,
@@ -8,7 +8,7 @@ build_started_at) differs between the two readers, and is checked to be one valu
 reader's tables. The plan that splits the texts is checked to stay small and linear.
 
 One local SparkSession serves the module. Without pyspark or java the tests skip, saying why;
-RUNLENS_REQUIRE_ENGINES=1 turns that into a failure (tests/test_engine_parity.py).
+RUNLENS_REQUIRE_ENGINES=1 turns that into a failure (tests/engines/test_engine_parity.py).
 """
 
 from __future__ import annotations
@@ -20,8 +20,9 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from test_engine_parity import FAULTY, SAMPLE, require_spark
-from test_line_rules import GZIP, NASTY, J, random_files, write
+from awkward_files import GZIP, NASTY, J, random_files, write
+from engines_available import require_spark
+from pipeline import FAULTY, SAMPLE
 
 from runlens.raw_logs import duckdb_reader
 from runlens.raw_logs.listing import RawFolderError, list_log_files

@@ -318,7 +318,7 @@ def test_pytest_summary_line_is_read():
 
 def test_tests_run_on_a_fresh_clone_of_head(tmp_path):
     meter = Meter(tmp_path / "meter")
-    one_test = "tests/test_bench_smoke.py::test_scale_timestamps_match_datetime"
+    one_test = "tests/command/test_bench_smoke.py::test_scale_timestamps_match_datetime"
     result = fresh_clone_tests.measure(meter, tmp_path / "clone", pytest_args=(one_test,))
     head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=REPO, capture_output=True, text=True, check=True)
     assert result["commit"] == head.stdout.strip()

@@ -29,8 +29,8 @@ from pathlib import Path
 import duckdb
 import pytest
 from conftest import FAULTY_PROJECT, copy_database
+from mart_snapshots import bump_mtime, snapshot
 from pipeline import DATABASE, RUNLENS, build
-from test_incremental import bump_mtime, snapshot
 
 from runlens.raw_logs.as_of import SAMPLE_AS_OF
 

@@ -2,7 +2,7 @@
 every file again and reads an alias as the type it stands for; a wrong alias stops the build with
 one line. The line rules for other events and typos are dbt unit tests of stg_log_lines
 (models/staging/_staging__models.yml); the faulty fixture's other events are checked in
-tests/test_faulty_fixture.py."""
+tests/pipeline/test_faulty_fixture.py."""
 
 from __future__ import annotations
 

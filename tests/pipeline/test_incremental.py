@@ -6,21 +6,15 @@ changes in steps; their builds are declared `@prebuilt()`."""
 from __future__ import annotations
 
 import gzip
-import os
-import shutil
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import duckdb
 import yaml
-from conftest import FAULTY_PROJECT, copy_database
-from pipeline import DATABASE, REFRESH, REPO, build, rounded, run_dbt
+from conftest import FAULTY_PROJECT
+from mart_snapshots import bump_mtime, copy_of_faulty_build, snapshot
+from pipeline import DATABASE, REFRESH, REPO, build, run_dbt
 from prebuilt import Prebuilds, prebuilt
-
-from runlens.mart_catalog import compared_mart_names, compared_query
-
-# every mart two builds of the same logs must agree on; agg_file_data_quality apart (modified_at)
-COMPARED = [mart for mart in compared_mart_names() if mart != "agg_file_data_quality"]
 
 
 def group_marts() -> list[str]:
@@ -52,21 +46,6 @@ def recomputed_collections(database) -> dict[str, set[str]]:
             }
             for mart in group_marts()
         }
-
-
-def snapshot(database) -> dict[str, list]:
-    with duckdb.connect(str(database), read_only=True) as connection:
-        tables = {table: rounded(connection.sql(compared_query(table)).fetchall()) for table in COMPARED}
-        tables["agg_file_data_quality"] = connection.sql(
-            "select * exclude (modified_at) from agg_file_data_quality order by all"
-        ).fetchall()
-    return tables
-
-
-def bump_mtime(path):
-    """Make sure a rewrite is seen even on a file system with coarse timestamps."""
-    stat = path.stat()
-    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))
 
 
 def line(run_id, event, minute, **fields):
@@ -108,14 +87,6 @@ STEP_GROUPS = [
     ["add a file with a new run", "append to a file (the incomplete run ends)", "rewrite a gzip file"],
     ["delete a file", "add a file that duplicates an existing line and sorts first", "empty a file"],
 ]
-
-
-def copy_of_faulty_build(faulty_build, folder):
-    """The faulty fixture's folder and database, copied: file copies keep their size and
-    modification time, so to the copied database the copied folder is the one it was built from."""
-    raw = folder / "raw"
-    shutil.copytree(faulty_build.raw, raw)
-    return raw, copy_database(faulty_build.database, folder / "incremental")
 
 
 def test_every_change_kind_is_in_a_step():

@@ -24,9 +24,11 @@ import threading
 from pathlib import Path
 
 import pytest
+from engine_datasets import DATASETS, ENGINES_PROJECT
 from engines.connections import postgres_connection, postgres_settings
 from engines.parity import compare, load_marts, read_duckdb, read_postgres, read_spark
-from pipeline import DATABASE, REPO, UNIT_TESTS, Project, run_dbt
+from engines_available import postgres_missing, require_postgres, require_spark, spark_missing
+from pipeline import DATABASE, REPO, UNIT_TESTS, run_dbt
 from prebuilt import Prebuilds, prebuilt
 
 from runlens.dbt_session import environment
@@ -34,57 +36,9 @@ from runlens.raw_logs.as_of import SAMPLE_AS_OF
 from runlens.raw_logs.folder_metadata import COLLECTIONS_FILE
 from runlens.raw_logs.postgres_reader import refresh as read_into_postgres
 
-FAULTY = REPO / "tests" / "fixtures" / "faulty"
-SAMPLE = REPO / "data" / "sample"
-RANKS = REPO / "tests" / "generated" / "ranks"
-GOODPUT = REPO / "tests" / "generated" / "goodput"
-DATASETS = {"sample": SAMPLE, "faulty": FAULTY, "ranks": RANKS, "goodput": GOODPUT}
 DESCRIBED = "the sample, the faulty fixture, the runs with ranks and the goodput fixture"
 MARTS = load_marts()
-REQUIRED = os.environ.get("RUNLENS_REQUIRE_ENGINES") == "1"
 SCHEMA = "runlens_parity"
-
-
-def unavailable(reason: str) -> None:
-    if REQUIRED:
-        pytest.fail(f"engine required by RUNLENS_REQUIRE_ENGINES=1 but unavailable: {reason}")
-    pytest.skip(reason)
-
-
-def postgres_missing() -> str | None:
-    """Why PostgreSQL cannot be used, or None."""
-    try:
-        import psycopg2  # noqa: F401
-    except ImportError:
-        return "psycopg2 not installed (requirements-engines.txt)"
-    connection = postgres_connection(postgres_settings())
-    if connection is None:
-        return "no PostgreSQL server at RUNLENS_PG_HOST:RUNLENS_PG_PORT (scripts/ci/postgres.sh start)"
-    connection.close()
-    return None
-
-
-def spark_missing() -> str | None:
-    """Why Spark cannot be used, or None."""
-    try:
-        import pyspark  # noqa: F401
-    except ImportError:
-        return "pyspark not installed (requirements-engines.txt)"
-    if shutil.which("java") is None:
-        return "no java on PATH (Spark needs Java 17)"
-    return None
-
-
-def require_postgres() -> None:
-    reason = postgres_missing()
-    if reason:
-        unavailable(reason)
-
-
-def require_spark() -> None:
-    reason = spark_missing()
-    if reason:
-        unavailable(reason)
 
 
 def drop_schemas(*schemas: str) -> None:
@@ -117,7 +71,6 @@ def collections_of_every_dataset() -> str:
     return "\n".join([header, *rows]) + "\n"
 
 
-ENGINES_PROJECT = Project()
 FOLDER_LOCK = threading.Lock()
 FOLDERS: list[Path] = []
 

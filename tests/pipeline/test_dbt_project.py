@@ -1,5 +1,5 @@
 """The dbt project as a whole: documented, deterministic, and its JSON Schema agrees with what the
-pipeline accepts. (Its one-line errors on user mistakes: tests/test_first_errors.py.)"""
+pipeline accepts. (Its one-line errors on user mistakes: tests/command/test_first_errors.py.)"""
 
 import gzip
 import json

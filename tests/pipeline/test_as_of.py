@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import duckdb
 from conftest import FAULTY_PROJECT
+from mart_snapshots import copy_of_faulty_build
 from pipeline import REFRESH, run_dbt
 from prebuilt import Prebuilds, prebuilt
-from test_incremental import copy_of_faulty_build
 
 from runlens.mart_catalog import MARTS_DIR, mart_names
 

@@ -5,7 +5,15 @@ import statistics
 
 import pytest
 from conftest import SAMPLE
-from oracle import collection_stats, percentile, pre_epoch_positions, read_events, runs_from
+from oracle import (
+    collection_stats,
+    oracle_parts,
+    oracle_throughput,
+    percentile,
+    pre_epoch_positions,
+    read_events,
+    runs_from,
+)
 
 from runlens.raw_logs.as_of import SAMPLE_AS_OF, parse_as_of
 
@@ -106,20 +114,6 @@ def test_the_build_records_its_raw_folder_and_as_of_time(sample_db):
     assert started > as_of
 
 
-def oracle_parts(run) -> dict[str, float]:
-    """A run's wall time split at its markers, from the oracle's intervals: the pre-epoch ones are
-    those up to the last that ends at an epoch_end."""
-    ends = [i for i, (label, _) in enumerate(run.intervals) if label.endswith("-> epoch_end")]
-    pre_epoch = [seconds for _, seconds in run.intervals[: ends[-1] + 1]] if ends else []
-    parts = {
-        "opening_block": pre_epoch[0] if pre_epoch else 0.0,
-        "later_windows": sum(pre_epoch[1:]),
-        "final_tail": run.tail or 0.0,
-    }
-    parts["other"] = run.wall - sum(parts.values())
-    return parts
-
-
 def test_difference_from_the_baseline_splits_as_the_oracle_says(sample_db):
     """v3 against v2: each part's mean on both sides and its share of the difference in mean wall
     time, worked out from the oracle's runs; the shares add up to 1."""
@@ -176,28 +170,6 @@ def test_regressions_are_the_tasks_the_oracle_finds_slower(sample_db):
         [v4],
     ).fetchall()
     assert chain == [(v4, 1), (V3, 0), (V2, 0)]
-
-
-def oracle_throughput(run) -> tuple[float | None, float | None]:
-    """(steps per active hour, seconds per 100 steps) from the oracle's interval labels: the
-    pre-epoch intervals are those up to the last that ends at an epoch_end."""
-    ends = [i for i, (label, _) in enumerate(run.intervals) if label.endswith("-> epoch_end")]
-    pre_epoch = run.intervals[: ends[-1] + 1] if ends else []
-    active, last_step, active_at_last = 0.0, None, None
-    window_seconds = window_steps = 0.0
-    for label, seconds in pre_epoch:
-        start, end = label.split(" -> ")
-        if end != "run_start":
-            active += seconds
-        if end.startswith("step_"):
-            last_step, active_at_last = int(end[5:]), active
-            if start.startswith("step_") and int(end[5:]) > int(start[5:]):
-                window_seconds += seconds
-                window_steps += int(end[5:]) - int(start[5:])
-    if last_step is None:
-        return None, None
-    per_hour = last_step * 3600 / active_at_last if active_at_last else None
-    return per_hour, (window_seconds * 100 / window_steps if window_steps else None)
 
 
 def test_throughput_per_task_matches_the_oracle(sample_db):

@@ -1,10 +1,10 @@
 """What a new user meets first (issue 17): each first mistake is one line, prefixed `runlens: `,
 that says what to do, with a non-zero exit where nothing can be built and no traceback. A raw
-folder with no logs stops `runlens build` before dbt too (exit 1; tests/test_messages.py); a plain
+folder with no logs stops `runlens build` before dbt too (exit 1; tests/command/test_messages.py); a plain
 `dbt build` of one makes empty marts, and the report's index says so.
 
 The `runlens` command runs as the user runs it, in subprocesses, here in the checkout (the
-messages of an installed runlens: tests/test_messages.py). The raw folder's mistakes stop
+messages of an installed runlens: tests/command/test_messages.py). The raw folder's mistakes stop
 `runlens build` before dbt starts, so they cost no build; one plain `dbt build --select
 stg_log_lines` shows the same line inside dbt's error, and one plain build of an empty folder runs
 in the background (@prebuilt). As root, a folder's permissions bind only a process without root's
@@ -225,7 +225,7 @@ def test_plain_dbt_build_of_a_file_shows_the_runlens_line(plain_dbt_build_of_a_f
 
 
 # --------------------------------------------------------------------------------------------
-# a folder with no logs: `runlens build` stops before dbt (tests/test_messages.py); a plain dbt
+# a folder with no logs: `runlens build` stops before dbt (tests/command/test_messages.py); a plain dbt
 # build makes empty marts, and their index says no runs were found
 
 

@@ -26,9 +26,9 @@ from pathlib import Path
 import duckdb
 import pytest
 from conftest import FAULTY, SAMPLE, copy_database
+from mart_snapshots import bump_mtime, snapshot
 from pipeline import DATABASE, REFRESH, REPO, RUNLENS, Project, build, copy_project
 from prebuilt import Prebuilds, prebuilt
-from test_incremental import bump_mtime, snapshot
 
 from runlens.dbt_build import VACUUM_EVERY
 from runlens.dbt_session import project_state

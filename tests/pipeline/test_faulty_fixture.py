@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-FIXTURE = Path(__file__).parent / "fixtures" / "faulty"
+FIXTURE = Path(__file__).parents[1] / "fixtures" / "faulty"
 EXPECTED = json.loads((FIXTURE / "expected.json").read_text(encoding="utf-8"))
 
 FILE_COLUMNS = ["physical_lines", "blank_lines", "lines_read", "accepted", "duplicates", "other_events", "rejected"]

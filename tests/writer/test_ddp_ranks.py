@@ -11,8 +11,8 @@
 - The marts built from each training: the slow rank named as the straggling rank, and every other
   rank's time lost to it within 10% of the planted total, and as the training's own record says.
 
-(Rank variables and explicit ranks are tested without torch in tests/test_writer.py; the rank marts
-on generated logs with hand-worked figures in tests/test_ranks.py.)
+(Rank variables and explicit ranks are tested without torch in tests/writer/test_writer.py; the rank marts
+on generated logs with hand-worked figures in tests/pipeline/test_ranks.py.)
 """
 
 from __future__ import annotations

@@ -16,13 +16,14 @@ from oracle import (
     concurrency,
     goodput_timeline,
     live_runs,
+    oracle_parts,
+    oracle_throughput,
     percentile,
     read_events,
     runs_from,
     timelines,
 )
 from query_guide import GUIDE, answer_table, questions
-from test_sample import oracle_parts, oracle_throughput
 
 from runlens.raw_logs.as_of import SAMPLE_AS_OF, parse_as_of
 

@@ -203,7 +203,7 @@ def count_unit_tests() -> int:
 
 def test_a_plain_dbt_build_leaves_the_unit_tests_to_make_test(tmp_path):
     """dbt_project.yml enables the unit tests only with the var unit_tests (make test's builds
-    pass it: tests/test_engine_parity.py)."""
+    pass it: tests/engines/test_engine_parity.py)."""
     dbt = Path(sys.executable).with_name("dbt")
     common = ["ls", "--resource-type", "unit_test", "--project-dir", str(REPO), "--profiles-dir", str(REPO), "-q"]
     common += ["--target-path", str(tmp_path / "target"), "--log-path", str(tmp_path / "logs")]

@@ -1,7 +1,7 @@
 """DuckDB reads the plain UTF-8 logs itself; Python only what DuckDB cannot (issue 24).
 
 The same raw folder (the bundled sample, the faulty fixture and files of every awkward kind from
-tests/test_line_rules.py) is built three ways: as a build reads it (DuckDB reads the plain files,
+tests/pipeline/test_line_rules.py) is built three ways: as a build reads it (DuckDB reads the plain files,
 Python the rest), with every file read in Python (RUNLENS_READER=python), and with chunks so small
 that every file larger than 2 KB goes through Python in pieces (RUNLENS_CHUNK_BYTES). Every mart,
 and every row of stg_log_lines but the time it was loaded, must be the same each way. Which files
@@ -19,11 +19,11 @@ from pathlib import Path
 
 import duckdb
 import pytest
+from awkward_files import NASTY, RANDOM, write
+from engine_datasets import DATASETS, ENGINES_PROJECT
 from engines.parity import compare, load_marts, read_duckdb
 from pipeline import DATABASE, REFRESH, dbt_process, project_copies, run_dbt
 from prebuilt import Prebuilds, prebuilt
-from test_engine_parity import DATASETS, ENGINES_PROJECT
-from test_line_rules import NASTY, RANDOM, write
 
 from runlens.raw_logs import handover
 from runlens.raw_logs.listing import list_log_files

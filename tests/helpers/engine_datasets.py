@@ -1,0 +1,11 @@
+"""The datasets the engine tests put in one raw folder (the bundled sample, the faulty fixture, the
+generated runs with ranks and the goodput fixture), and the kind of project copy they build in."""
+
+from __future__ import annotations
+
+from pipeline import FAULTY, REPO, SAMPLE, Project
+
+RANKS = REPO / "tests" / "generated" / "ranks"
+GOODPUT = REPO / "tests" / "generated" / "goodput"
+DATASETS = {"sample": SAMPLE, "faulty": FAULTY, "ranks": RANKS, "goodput": GOODPUT}
+ENGINES_PROJECT = Project()
