@@ -13,21 +13,32 @@
     greatest({{ arrival_seconds }}, coalesce({{ busy_seconds }}, 0))
 {%- endmacro %}
 
-{#- The rollup of fct_distributed_runs (given as the CTE `distributed_runs`) by the group columns:
-    its runs with ranks, those with a straggling rank or with ranks that stopped early, and the
-    share of their wall time lost to the slowest rank. agg_task_rank_waiting and
-    agg_collection_rank_waiting differ only in their group. -#}
-{% macro rank_waiting_by(group_columns) -%}
-    select
-        {{ group_columns | join(',\n        ') }},
-        cast(count(*) as {{ dbt.type_bigint() }}) as distributed_runs,
-        cast(count(*) filter (where straggling_rank is not null) as {{ dbt.type_bigint() }})
-            as runs_with_straggling_rank,
-        cast(count(*) filter (where stopped_ranks > 0) as {{ dbt.type_bigint() }}) as runs_with_stopped_ranks,
-        sum(wall_seconds) filter (where wall_seconds is not null) as wall_seconds,
-        sum(lost_to_slowest_seconds) filter (where wall_seconds is not null) as lost_to_slowest_seconds,
-        sum(lost_to_slowest_seconds) filter (where wall_seconds is not null)
-        / nullif(sum(wall_seconds) filter (where wall_seconds is not null), 0) as lost_share
-    from distributed_runs
-    group by {{ group_columns | join(', ') }}
+{#- The rollup of fct_distributed_runs by group_columns (its runs with a collection): its runs with
+    ranks, those with a straggling rank or with ranks that stopped early, and the share of their
+    wall time lost to the slowest rank. agg_task_rank_waiting and agg_collection_rank_waiting are
+    this rollup and differ only in their group. -#}
+{% macro rank_waiting_rollup(group_columns) -%}
+    with
+
+    distributed_runs as (
+        select * from {{ ref('fct_distributed_runs') }}
+        where collection is not null
+    ),
+
+    final as (
+        select
+            {{ group_columns | join(',\n            ') }},
+            cast(count(*) as {{ dbt.type_bigint() }}) as distributed_runs,
+            cast(count(*) filter (where straggling_rank is not null) as {{ dbt.type_bigint() }})
+                as runs_with_straggling_rank,
+            cast(count(*) filter (where stopped_ranks > 0) as {{ dbt.type_bigint() }}) as runs_with_stopped_ranks,
+            sum(wall_seconds) filter (where wall_seconds is not null) as wall_seconds,
+            sum(lost_to_slowest_seconds) filter (where wall_seconds is not null) as lost_to_slowest_seconds,
+            sum(lost_to_slowest_seconds) filter (where wall_seconds is not null)
+            / nullif(sum(wall_seconds) filter (where wall_seconds is not null), 0) as lost_share
+        from distributed_runs
+        group by {{ group_columns | join(', ') }}
+    )
+
+    select * from final
 {%- endmacro %}

@@ -1,9 +1,9 @@
 -- The runs still going at the as-of time: how far each has got, how long it has been silent,
 -- whether it is running, stalled or abandoned, and when a running one will likely finish, from the
 -- completed runs that passed the same marker (def_live_runs, def_live_eta, def_percentiles,
--- def_stalled, def_abandoned). The peers are summed up per collection, task and marker first, only
--- where a live run is, and each live run joins one summary: the model grows with runs plus peers,
--- never runs x peers.
+-- def_stalled, def_abandoned). The peers come summed up per collection, task and marker
+-- (int_marker_peer_statistics), and each live run joins one summary: the model grows with runs
+-- plus peers, never runs x peers.
 -- Grain: one row per incomplete run with a run_start.
 {%- set double = var('runlens_types')[target.type].double %}
 with
@@ -18,6 +18,10 @@ runs as (
 
 progress as (
     select * from {{ ref('int_run_marker_progress') }}
+),
+
+peer_statistics as (
+    select * from {{ ref('int_marker_peer_statistics') }}
 ),
 
 live_runs as (
@@ -36,7 +40,7 @@ live_runs as (
         end as as_of_at
     from runs
     cross join build
-    where runs.status = 'incomplete' and runs.collection is not null
+    where {{ runlens.is_live_run('runs') }}
 ),
 
 ranked_markers as (
@@ -48,9 +52,7 @@ ranked_markers as (
         progress.active_seconds_to_marker,
         row_number() over (
             partition by progress.run_id
-            order by
-                case when progress.event_type = 'run_start' and progress.marker_index > 1 then 1 else 0 end,
-                progress.marker_index desc
+            order by {{ runlens.last_reached_first('progress') }}
         ) as recency_rank
     from progress
     inner join live_runs on progress.run_id = live_runs.run_id
@@ -61,17 +63,8 @@ last_markers as (
     where recency_rank = 1
 ),
 
-live_positions as (
-    -- where the live runs are: the only peer summaries this model needs
-    select distinct
-        live_runs.collection,
-        coalesce(live_runs.task, '') as task_key,
-        last_markers.marker_label
-    from live_runs
-    inner join last_markers on live_runs.run_id = last_markers.run_id
-),
-
 completed_runs as (
+    -- the peers' whole runs: the completed event-log runs, as in int_marker_peer_statistics
     select
         run_id,
         collection,
@@ -79,122 +72,6 @@ completed_runs as (
         active_seconds
     from runs
     where is_analyzed and measurement_source = 'event_log' and collection is not null
-),
-
-completed_progress as (
-    -- where each completed event-log run was at each marker, and what it still needed after it
-    select
-        completed_runs.collection,
-        completed_runs.task,
-        progress.marker_label,
-        progress.active_seconds_to_marker,
-        completed_runs.active_seconds - progress.active_seconds_to_marker as remaining_seconds,
-        progress.next_interval_seconds
-    from progress
-    inner join completed_runs on progress.run_id = completed_runs.run_id
-    where progress.is_first_of_label
-),
-
-task_peer_markers as (
-    -- the completed runs of a live run's task at its marker
-    select
-        'task' as peer_set,
-        completed_progress.*
-    from completed_progress
-    inner join live_positions
-        on completed_progress.collection = live_positions.collection
-        and completed_progress.task = live_positions.task_key
-        and completed_progress.marker_label = live_positions.marker_label
-),
-
-task_peer_counts as (
-    select
-        collection,
-        task,
-        marker_label,
-        count(*) as peer_runs
-    from task_peer_markers
-    group by collection, task, marker_label
-),
-
-collection_positions as (
-    -- the live positions with fewer than eta_min_task_peers task peers: they need their collection's
-    select distinct
-        live_positions.collection,
-        live_positions.marker_label
-    from live_positions
-    left join task_peer_counts
-        on live_positions.collection = task_peer_counts.collection
-        and live_positions.task_key = task_peer_counts.task
-        and live_positions.marker_label = task_peer_counts.marker_label
-    where coalesce(task_peer_counts.peer_runs, 0) < {{ var('eta_min_task_peers') }}
-),
-
-peer_markers as (
-    -- each summary's peers: once in their task's, once in their collection's where it is needed
-    select * from task_peer_markers
-    union all
-    select
-        'collection' as peer_set,
-        completed_progress.collection,
-        cast(null as {{ dbt.type_string() }}) as task,
-        completed_progress.marker_label,
-        completed_progress.active_seconds_to_marker,
-        completed_progress.remaining_seconds,
-        completed_progress.next_interval_seconds
-    from completed_progress
-    inner join collection_positions
-        on completed_progress.collection = collection_positions.collection
-        and completed_progress.marker_label = collection_positions.marker_label
-),
-
-peer_paces as (
-    -- the median active seconds to the marker in each summary: a peer's pace is its own over it
-    select
-        peer_set,
-        collection,
-        coalesce(task, '') as task_key,
-        marker_label,
-        {{ runlens.percentile('active_seconds_to_marker', 0.5) }} as median_seconds_to_marker
-    from peer_markers
-    group by peer_set, collection, coalesce(task, ''), marker_label
-),
-
-paced_peers as (
-    -- what each peer still needed after the marker at the summary's median pace: its pace
-    -- differences taken out, so the spread left is what no pace can tell (def_live_eta)
-    select
-        peer_markers.*,
-        peer_paces.median_seconds_to_marker,
-        case
-            when peer_paces.median_seconds_to_marker > 0 and peer_markers.active_seconds_to_marker > 0
-                then
-                    peer_markers.remaining_seconds
-                    * peer_paces.median_seconds_to_marker / peer_markers.active_seconds_to_marker
-            else peer_markers.remaining_seconds
-        end as paced_remaining_seconds
-    from peer_markers
-    inner join peer_paces
-        on peer_markers.peer_set = peer_paces.peer_set
-        and peer_markers.collection = peer_paces.collection
-        and coalesce(peer_markers.task, '') = peer_paces.task_key
-        and peer_markers.marker_label = peer_paces.marker_label
-),
-
-peer_summaries as (
-    select
-        peer_set,
-        collection,
-        coalesce(task, '') as task_key,
-        marker_label,
-        count(*) as peer_runs,
-        min(median_seconds_to_marker) as median_seconds_to_marker,
-        {{ runlens.percentile('paced_remaining_seconds', 0.25) }} as remaining_p25_seconds,
-        {{ runlens.percentile('paced_remaining_seconds', 0.5) }} as remaining_p50_seconds,
-        {{ runlens.percentile('paced_remaining_seconds', 0.75) }} as remaining_p75_seconds,
-        {{ runlens.percentile('next_interval_seconds', 0.95) }} as next_interval_p95_seconds
-    from paced_peers
-    group by peer_set, collection, coalesce(task, ''), marker_label
 ),
 
 longest_completed as (
@@ -231,12 +108,12 @@ chosen as (
             as longest_peer_run_seconds
     from live_runs
     inner join last_markers on live_runs.run_id = last_markers.run_id
-    left join peer_summaries as task_peers
+    left join peer_statistics as task_peers
         on task_peers.peer_set = 'task'
         and live_runs.collection = task_peers.collection
-        and coalesce(live_runs.task, '') = task_peers.task_key
+        and coalesce(live_runs.task, '') = task_peers.task
         and last_markers.marker_label = task_peers.marker_label
-    left join peer_summaries as collection_peers
+    left join peer_statistics as collection_peers
         on collection_peers.peer_set = 'collection'
         and live_runs.collection = collection_peers.collection
         and last_markers.marker_label = collection_peers.marker_label
@@ -270,10 +147,10 @@ measured as (
     from live_runs
     inner join last_markers on live_runs.run_id = last_markers.run_id
     inner join chosen on live_runs.run_id = chosen.run_id
-    left join peer_summaries as peers
+    left join peer_statistics as peers
         on chosen.peer_set = peers.peer_set
         and live_runs.collection = peers.collection
-        and peers.task_key = case when chosen.peer_set = 'task' then live_runs.task else '' end
+        and coalesce(peers.task, '') = case when chosen.peer_set = 'task' then live_runs.task else '' end
         and last_markers.marker_label = peers.marker_label
 ),
 

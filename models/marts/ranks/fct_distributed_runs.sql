@@ -68,7 +68,7 @@ rank_totals as (
     group by run_id
 ),
 
-measured as (
+totals as (
     select
         rank_totals.run_id,
         rank_totals.declared_world_size,
@@ -77,22 +77,25 @@ measured as (
         rank_totals.first_stopped_rank,
         arrival_totals.synchronizing_markers,
         arrival_totals.arrival_lost_seconds,
+        arrival_totals.arrival_points,
         busy_totals.busy_lost_seconds,
+        coalesce(busy_points.busy_points, 0) as busy_points,
         {{ runlens.lost_basis('arrival_totals.arrival_lost_seconds', 'busy_totals.busy_lost_seconds') }}
             as lost_basis,
         {{ runlens.lost_to_slowest('arrival_totals.arrival_lost_seconds', 'busy_totals.busy_lost_seconds') }}
-            as lost_to_slowest_seconds,
-        case
-            when
-                {{ runlens.lost_basis('arrival_totals.arrival_lost_seconds', 'busy_totals.busy_lost_seconds') }}
-                = 'busy_time'
-                then coalesce(busy_points.busy_points, 0)
-            else arrival_totals.arrival_points
-        end as straggler_points
+            as lost_to_slowest_seconds
     from rank_totals
     inner join arrival_totals on rank_totals.run_id = arrival_totals.run_id
     left join busy_totals on rank_totals.run_id = busy_totals.run_id
     left join busy_points on rank_totals.run_id = busy_points.run_id
+),
+
+measured as (
+    -- the points that tell the ranks apart, per the run's basis: markers or profiles
+    select
+        *,
+        case when lost_basis = 'busy_time' then busy_points else arrival_points end as straggler_points
+    from totals
 ),
 
 rank_counts as (
@@ -100,15 +103,16 @@ rank_counts as (
     select
         ranks.run_id,
         ranks.rank,
-        case when measured.lost_basis = 'busy_time' then ranks.times_busiest else ranks.times_last end as times_slowest,
-        row_number() over (
-            partition by ranks.run_id
-            order by
-                case when measured.lost_basis = 'busy_time' then ranks.times_busiest else ranks.times_last end desc,
-                ranks.rank
-        ) as slowness_order
+        case when measured.lost_basis = 'busy_time' then ranks.times_busiest else ranks.times_last end as times_slowest
     from ranks
     inner join measured on ranks.run_id = measured.run_id
+),
+
+slowness_orders as (
+    select
+        *,
+        row_number() over (partition by run_id order by times_slowest desc, rank asc) as slowness_order
+    from rank_counts
 ),
 
 top_ranks as (
@@ -117,7 +121,7 @@ top_ranks as (
         max(case when slowness_order = 1 then rank end) as slowest_rank,
         max(case when slowness_order = 1 then times_slowest end) as slowest_times,
         coalesce(max(case when slowness_order = 2 then times_slowest end), 0) as runner_up_times
-    from rank_counts
+    from slowness_orders
     group by run_id
 ),
 

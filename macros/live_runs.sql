@@ -1,0 +1,16 @@
+{#- The rules of where the live runs are (def_live_runs in models/marts/live/_live__docs.md),
+    written once for fct_live_runs and int_marker_peer_statistics: the summaries of the peers are
+    made exactly at the live runs' last markers, where fct_live_runs looks for them. -#}
+
+{#- Filter on fct_runs (given as `runs`): the live runs, incomplete runs with a collection. -#}
+{% macro is_live_run(runs) -%}
+    {{ runs }}.status = 'incomplete' and {{ runs }}.collection is not null
+{%- endmacro %}
+
+{#- The order of a run's markers (int_run_marker_progress, given as `progress`) from the last it
+    reached: a restart's run_start is no progress, so it is the last marker reached only when the
+    run has no other. -#}
+{% macro last_reached_first(progress) -%}
+    case when {{ progress }}.event_type = 'run_start' and {{ progress }}.marker_index > 1 then 1 else 0 end,
+    {{ progress }}.marker_index desc
+{%- endmacro %}
