@@ -1,6 +1,6 @@
 {#- The rules of where the live runs are (def_live_runs in models/marts/live/_live__docs.md),
-    written once for fct_live_runs and int_marker_peer_statistics: the summaries of the peers are
-    made exactly at the live runs' last markers, where fct_live_runs looks for them. -#}
+    written once for fct_run_live_status and int_marker_peer_statistics: the summaries of the peers are
+    made exactly at the live runs' last markers, where fct_run_live_status looks for them. -#}
 
 {#- Filter on fct_runs (given as `runs`): the live runs, incomplete runs with a collection. -#}
 {% macro is_live_run(runs) -%}

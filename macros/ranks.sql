@@ -13,7 +13,7 @@
     greatest({{ arrival_seconds }}, coalesce({{ busy_seconds }}, 0))
 {%- endmacro %}
 
-{#- The rollup of fct_distributed_runs by group_columns (its runs with a collection): its runs with
+{#- The rollup of fct_run_rank_waiting by group_columns (its runs with a collection): its runs with
     ranks, those with a straggling rank or with ranks that stopped early, and the share of their
     wall time lost to the slowest rank. agg_task_rank_waiting and agg_collection_rank_waiting are
     this rollup and differ only in their group. -#}
@@ -21,7 +21,7 @@
     with
 
     distributed_runs as (
-        select * from {{ ref('fct_distributed_runs') }}
+        select * from {{ ref('fct_run_rank_waiting') }}
         where collection is not null
     ),
 

@@ -1,6 +1,6 @@
 -- Invariant: the collection rollup counts every run of the collection exactly once, as analysed
 -- or excluded, its shares before and after the final epoch_end add up to 1, and the excluded runs
--- by reason (agg_excluded_runs) add up to its excluded runs.
+-- by reason (agg_collection_exclusion_reasons) add up to its excluded runs.
 -- Returns the collections that break it.
 with
 
@@ -21,7 +21,7 @@ excluded as (
     select
         collection,
         sum(runs) as runs
-    from {{ ref('agg_excluded_runs') }}
+    from {{ ref('agg_collection_exclusion_reasons') }}
     group by collection
 )
 

@@ -9,7 +9,7 @@
       reports: not written yet: runlens report
 
 Every figure is read from the marts by the queries beside this file (queries/*.sql) and the
-report's read of agg_data_quality_totals (runlens/report/data.py); nothing is counted here.
+report's read of agg_build_data_quality (runlens/report/data.py); nothing is counted here.
 Shaping only: the counts with their nouns, the top reasons, where to look.
 """
 
@@ -128,7 +128,7 @@ def summary(database: Path, raw: Path, reports: str) -> list[str]:
     """The build's summary lines, from the marts of database; reports says where the pages are,
     or the command that writes them."""
     with duckdb.connect(str(database), read_only=True) as connection:
-        lines = load_data_quality_totals(connection)  # the report's query of agg_data_quality_totals
+        lines = load_data_quality_totals(connection)  # the report's query of agg_build_data_quality
         text = [f"runlens: built {database} from {plural(lines.files, 'log file')} below {raw}"]
         text += line_figures(
             lines,

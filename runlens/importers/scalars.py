@@ -122,7 +122,7 @@ def _crossings(points: list[Point], tag: str) -> list[Marker]:
         exact_step = abs(first.value - whole) <= _TOLERANCE
         step = first.step if exact_step or first.value <= 0 else round(whole * first.step / first.value)
         # one wording for every epoch of every run: a page states each approximation once, with
-        # its count (agg_marker_approximations groups by it)
+        # its count (agg_collection_marker_approximations groups by it)
         markers.append(
             Marker(
                 first.ts_us,

@@ -28,36 +28,36 @@ SHOWN_DISTRIBUTED_RUNS = 10
 IN_COLLECTION = "collection = $collection"
 PROFILE_READS = {
     "tasks": MartRead("agg_task_runtime", "runs_analyzed > 0", "mean_wall_seconds desc, task asc"),
-    "excluded": MartRead("agg_excluded_runs", order_by="runs desc, exclusion_reason asc"),
-    "longest_intervals": MartRead("agg_longest_intervals", order_by="runs desc, longest_interval_label asc"),
-    "later_windows": MartRead("agg_later_windows"),
-    "config_differences": MartRead("cmp_config_differences", order_by="config_key"),
+    "excluded": MartRead("agg_collection_exclusion_reasons", order_by="runs desc, exclusion_reason asc"),
+    "longest_intervals": MartRead("agg_collection_longest_intervals", order_by="runs desc, longest_interval_label asc"),
+    "later_windows": MartRead("agg_collection_later_windows"),
+    "config_differences": MartRead("cmp_collection_config_differences", order_by="config_key"),
     "task_comparisons": MartRead("cmp_task_runtime", order_by="speedup asc nulls last, task asc"),
-    "difference_parts": MartRead("cmp_wall_time_parts", "scope = 'all_tasks'", "part_order"),
-    "position_comparisons": MartRead("cmp_interval_positions", order_by="position_order"),
+    "difference_parts": MartRead("cmp_collection_wall_time_parts", "scope = 'all_tasks'", "part_order"),
+    "position_comparisons": MartRead("cmp_collection_interval_positions", order_by="position_order"),
     "straggler_summary": MartRead("agg_collection_stragglers"),
     "profile_sections": MartRead(
-        "agg_profile_sections", order_by="section = 'unattributed' asc, share_of_wall desc, section asc"
+        "agg_collection_profile_sections", order_by="section = 'unattributed' asc, share_of_wall desc, section asc"
     ),
     "data_quality": MartRead("agg_collection_data_quality"),
     "reject_reasons": MartRead("agg_collection_reject_reasons", order_by="rejected_lines desc, reject_reason asc"),
     "likely_typos": MartRead("agg_collection_likely_typos", order_by="rejected_lines desc, event_name asc"),
     "approximations": MartRead(
-        "agg_marker_approximations", order_by="markers desc, source_format asc, approximation asc"
+        "agg_collection_marker_approximations", order_by="markers desc, source_format asc, approximation asc"
     ),
     "epochs": MartRead("agg_collection_epochs"),
     "task_epochs": MartRead("agg_task_epochs", order_by="mean_epoch_seconds desc, task asc"),
-    "epoch_positions": MartRead("agg_epoch_positions", order_by="task asc, epoch_index asc"),
-    "slowest_epochs": MartRead("agg_epoch_positions", order_by="mean_seconds desc, task asc, epoch_index asc"),
+    "epoch_positions": MartRead("agg_task_epoch_positions", order_by="task asc, epoch_index asc"),
+    "slowest_epochs": MartRead("agg_task_epoch_positions", order_by="mean_seconds desc, task asc, epoch_index asc"),
     "interval_kinds": MartRead("agg_collection_interval_kinds", order_by="total_seconds desc, interval_kind asc"),
     "live": MartRead("agg_collection_progress"),
     # running and stalled runs: stalled first, then by estimated finish; abandoned ones apart
     "live_runs": MartRead(
-        "fct_live_runs",
+        "fct_run_live_status",
         "live_status in ('running', 'stalled')",
         "live_status desc, estimated_finish_at asc nulls last, run_id asc",
     ),
-    "abandoned_runs": MartRead("fct_live_runs", "live_status = 'abandoned'", "silent_seconds desc, run_id asc"),
+    "abandoned_runs": MartRead("fct_run_live_status", "live_status = 'abandoned'", "silent_seconds desc, run_id asc"),
     "span": MartRead("agg_collection_span"),
     "task_gpu_hours": MartRead("agg_task_gpu_hours", order_by="task"),
     "rank_waiting": MartRead("agg_collection_rank_waiting"),
@@ -79,17 +79,17 @@ QUERY_FILES = {"segments": "run_segments"}
 # What the index reads (over every collection).
 INDEX_READS = {
     "build": MartRead("dim_build"),
-    "data_quality": MartRead("agg_data_quality_totals"),
-    "reject_reasons": MartRead("agg_reject_reasons", order_by="rejected_lines desc, reject_reason asc"),
+    "data_quality": MartRead("agg_build_data_quality"),
+    "reject_reasons": MartRead("agg_build_reject_reasons", order_by="rejected_lines desc, reject_reason asc"),
     "likely_typos": MartRead(
-        "agg_unknown_event_names", "resembles_event_type is not null", "rejected_lines desc, event_name asc"
+        "agg_build_unknown_event_names", "resembles_event_type is not null", "rejected_lines desc, event_name asc"
     ),
-    "other_events": MartRead("agg_other_events", order_by="other_event_lines desc, event_type asc"),
-    "unstarted_runs": MartRead("fct_unstarted_runs", order_by="file_path asc, run_id asc"),
+    "other_events": MartRead("agg_build_other_events", order_by="other_event_lines desc, event_type asc"),
+    "unstarted_runs": MartRead("fct_run_missing_start", order_by="file_path asc, run_id asc"),
     "regressions": MartRead("cmp_task_runtime", "is_regression", "collection asc, speedup asc, task asc"),
     "live": MartRead("agg_collection_progress", "is_live", "collection"),
     "straggling_ranks": MartRead(
-        "fct_distributed_runs",
+        "fct_run_rank_waiting",
         "straggling_rank is not null and collection is not null",
         "lost_share desc nulls last, run_id asc",
     ),

@@ -81,7 +81,7 @@ def time(instant: datetime | None) -> str:
 
 
 def peer_words(peer_set: str, peer_runs: int) -> str:
-    """Which completed runs a live run's estimate comes from (fct_live_runs.peer_set)."""
+    """Which completed runs a live run's estimate comes from (fct_run_live_status.peer_set)."""
     if peer_set == "task":
         return f"{plural(peer_runs, 'completed run')} of its task"
     if peer_set == "collection":

@@ -24,7 +24,7 @@ from runlens.mart_catalog import compared_query
 from runlens.raw_logs.as_of import SAMPLE_AS_OF
 from runlens.report.render import render_reports
 
-MARTS = ["fct_runs", "fct_run_intervals", "agg_collection_runtime", "agg_file_data_quality", "cmp_collections"]
+MARTS = ["fct_runs", "fct_run_intervals", "agg_collection_runtime", "agg_file_data_quality", "cmp_collection_runtime"]
 NEW_RUNS = "".join(
     f'{{"run_id": "late-{n}", "event": "{event}", "ts": "2025-01-02T00:{minute:02d}:00Z",'
     ' "collection": "fixture/alpha", "task": "classify"}\n'

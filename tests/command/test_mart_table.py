@@ -42,11 +42,11 @@ def test_a_row_gives_the_grain_its_description_states_and_its_one_line():
     assert rows["fct_run_profile_sections"][1].startswith("Each run's profiler sections")
     # each mart sits under the heading of its folder
     live = README.split("**Live sweeps", 1)[1].split("\n", 1)[1].split("\n**", 1)[0]
-    assert "`fct_live_runs`" in live and "`fct_runs`" not in live
+    assert "`fct_run_live_status`" in live and "`fct_runs`" not in live
 
 
 def test_a_readme_that_differs_fails_the_check(tmp_path, monkeypatch, capsys):
-    stale = README.replace("| `fct_live_runs` |", "| `fct_live_run` |")
+    stale = README.replace("| `fct_run_live_status` |", "| `fct_live_run` |")
     assert stale != README
     (tmp_path / "README.md").write_text(stale, encoding="utf-8")
     monkeypatch.setattr(mart_table, "README", tmp_path / "README.md")

@@ -18,7 +18,7 @@ def test_every_mart_is_listed_with_its_grain_and_rows(sample_build):
     # the sample's runs: 38 of v3, 24 of v2 and 14 of v4 (scripts/generate_sample.py), 3 collections
     assert rows["fct_runs"] == ["76", "one row per run_id"]
     assert rows["dim_collections"][0] == "3"
-    assert rows["fct_live_runs"] == ["6", "one row per incomplete run"]
+    assert rows["fct_run_live_status"] == ["6", "one row per incomplete run"]
 
 
 def test_a_missing_database_is_one_line(tmp_path):

@@ -88,7 +88,7 @@ def test_marts_and_keys_come_from_the_yaml():
     assert keys["fct_runs"] == ("run_id",)
     assert keys["dim_collections"] == ("collection",)
     assert keys["agg_file_data_quality"] == ("file_path",)
-    assert keys["agg_reject_reasons"] == ("reject_reason",)
+    assert keys["agg_build_reject_reasons"] == ("reject_reason",)
     assert keys["fct_run_intervals"] == ("run_id", "interval_index")
     for mart in MARTS:
         assert mart.key and set(mart.key) <= set(mart.columns), mart.name
@@ -164,16 +164,16 @@ def test_changed_string_is_a_difference(copy_db, sample_db, sample_path):
 
 
 def test_deleted_row_is_a_difference(copy_db, sample_db, sample_path):
-    reason = first(sample_db, "select reject_reason from agg_reject_reasons order by reject_reason")
-    sql = ("delete from agg_reject_reasons where reject_reason = ?", [reason])
+    reason = first(sample_db, "select reject_reason from agg_build_reject_reasons order by reject_reason")
+    sql = ("delete from agg_build_reject_reasons where reject_reason = ?", [reason])
     (found,) = differences(sample_path, copy_db("deleted", sql))
     assert (found.table, found.key, found.problem, found.side) == (
-        "agg_reject_reasons",
+        "agg_build_reject_reasons",
         f"reject_reason={reason}",
         "missing row",
         "copy",
     )
-    assert f"agg_reject_reasons [reject_reason={reason}]: row missing in copy" in str(found)
+    assert f"agg_build_reject_reasons [reject_reason={reason}]: row missing in copy" in str(found)
 
 
 def test_duplicate_key_is_a_difference(copy_db, sample_db, sample_path):

@@ -258,7 +258,7 @@ def test_imported_config_and_saves_reach_the_marts_and_the_page(tmp_path):
             "select run_id, section, seconds from fct_run_profile_sections order by run_id, section"
         ).fetchall()
         differences = connection.execute(
-            "select config_key from cmp_config_differences where collection = 'sandwich' order by config_key"
+            "select config_key from cmp_collection_config_differences where collection = 'sandwich' order by config_key"
         ).fetchall()
         rejected = connection.execute("select count(*) from fct_rejected_lines").fetchone()[0]
     finally:

@@ -520,7 +520,7 @@ def test_config_nested_10000_levels_is_accepted_and_flattened(big_db):
     assert_file_lines(big_db, "deep-config.jsonl", 6, under_test=set())
     differences = {
         r["config_key"]: (r["values"], r["baseline_values"])
-        for r in rows(big_db, "select * from cmp_config_differences where collection = 'adv-deep'")
+        for r in rows(big_db, "select * from cmp_collection_config_differences where collection = 'adv-deep'")
     }
     assert differences == {".".join(["a"] * DEEP_LEVELS): ("1", "null"), "a": ("null", "2")}
 
@@ -553,7 +553,9 @@ def test_100000_config_keys_on_one_run_start(many_keys_build):
         assert reject_reason(db, "many-keys.jsonl", 2) is None
         assert run_row(db, "many")["wall_seconds"] == 100.0
         assert_good_run(db, "good-many")
-        count = db.execute("select count(*) from cmp_config_differences where collection = 'adv-many'").fetchone()
+        count = db.execute(
+            "select count(*) from cmp_collection_config_differences where collection = 'adv-many'"
+        ).fetchone()
         assert count == (MANY_KEYS,)
 
 
@@ -573,7 +575,7 @@ def test_100000_sections_on_one_profile(many_sections_build):
         row = run_row(db, "sections")
         assert (row["measurement_source"], row["wall_seconds"]) == ("profiler", 1e6)
         assert_good_run(db, "good-sections")
-        total = "select sum(total_seconds) from agg_profile_sections where collection = 'adv-many'"
+        total = "select sum(total_seconds) from agg_collection_profile_sections where collection = 'adv-many'"
         assert db.execute(total).fetchone() == (1e6,)  # 100,000 s in sections + 900,000 s unattributed
 
 

@@ -40,4 +40,4 @@ def test_only_now_dependent_marts_change_with_the_as_of_time(as_of_refresh):
     changed = {mart for mart in before if before[mart] != after[mart]}
     assert changed <= NOW_DEPENDENT, changed - NOW_DEPENDENT
     # alpha-incomplete is still going at both times: its elapsed and silent time moved on
-    assert {"dim_build", "fct_live_runs"} <= changed
+    assert {"dim_build", "fct_run_live_status"} <= changed

@@ -73,7 +73,7 @@ def test_the_range_holds_the_truth_for_about_half_of_the_running_runs(eta_build)
     with duckdb.connect(str(database), read_only=True) as connection:
         rows = connection.execute(
             "select run_id, live_status, peer_set, remaining_low_seconds, remaining_seconds, remaining_high_seconds"
-            " from fct_live_runs"
+            " from fct_run_live_status"
         ).fetchall()
     assert {row[0] for row in rows} == set(truth) and {row[1] for row in rows} == {"running"}
     assert {row[2] for row in rows} == {"task"}

@@ -106,7 +106,7 @@ def test_a_chatty_log_builds_with_no_rejects_and_the_right_figures(tmp_path):
         run = connection.execute(
             "select status, wall_seconds, pre_tail_seconds, tail_seconds, interval_count from fct_runs"
         ).fetchall()
-        types = dict(connection.execute("select event_type, other_event_lines from agg_other_events").fetchall())
+        types = dict(connection.execute("select event_type, other_event_lines from agg_build_other_events").fetchall())
     assert quality == [(2111, 11, 0, 2100, 0)]
     # 00:00 -> 01:30 is 5400 s; the last epoch_end at 01:25 leaves a 300 s tail; 10 intervals
     assert run == [("completed", 5400.0, 5100.0, 300.0, 10)]

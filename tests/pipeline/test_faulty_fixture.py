@@ -111,7 +111,7 @@ def test_other_events(faulty_db):
 
 
 def test_other_event_types(faulty_db):
-    found = {r["event_type"]: r for r in rows(faulty_db, "select * from agg_other_events")}
+    found = {r["event_type"]: r for r in rows(faulty_db, "select * from agg_build_other_events")}
     assert set(found) == set(EXPECTED["other_event_types"])
     for event_type, want in EXPECTED["other_event_types"].items():
         actual = {column: found[event_type][column] for column in want}
@@ -120,7 +120,7 @@ def test_other_event_types(faulty_db):
 
 
 def test_unknown_event_names_name_the_type_they_resemble(faulty_db):
-    found = {r["event_name"]: r for r in rows(faulty_db, "select * from agg_unknown_event_names")}
+    found = {r["event_name"]: r for r in rows(faulty_db, "select * from agg_build_unknown_event_names")}
     assert set(found) == set(EXPECTED["unknown_event_names"])
     for name, want in EXPECTED["unknown_event_names"].items():
         assert {column: found[name][column] for column in want} == want
@@ -170,7 +170,8 @@ def test_collection_runtime(faulty_db, collection, column):
 
 def test_profile_section_set(faulty_db):
     found = {
-        (r["collection"], r["section"]) for r in rows(faulty_db, "select collection, section from agg_profile_sections")
+        (r["collection"], r["section"])
+        for r in rows(faulty_db, "select collection, section from agg_collection_profile_sections")
     }
     assert found == {(c, s) for c, sections in EXPECTED["profile_sections"].items() for s in sections}
 
@@ -182,7 +183,7 @@ def test_profile_section_set(faulty_db):
 def test_profile_section(faulty_db, collection, section, column):
     row = one(
         faulty_db,
-        "select * from agg_profile_sections where collection = ? and section = ?",
+        "select * from agg_collection_profile_sections where collection = ? and section = ?",
         collection,
         section,
     )
@@ -191,14 +192,17 @@ def test_profile_section(faulty_db, collection, section, column):
 
 @pytest.mark.parametrize("column", list(EXPECTED["comparison"]))
 def test_comparison(faulty_db, column):
-    row = one(faulty_db, "select * from cmp_collections where collection = ?", EXPECTED["comparison"]["collection"])
+    row = one(
+        faulty_db, "select * from cmp_collection_runtime where collection = ?", EXPECTED["comparison"]["collection"]
+    )
     check(row[column], EXPECTED["comparison"][column])
 
 
 def test_config_differences(faulty_db):
     keys = ["collection", "baseline_collection", "config_key", "values", "baseline_values"]
     found = [
-        {k: r[k] for k in keys} for r in rows(faulty_db, "select * from cmp_config_differences order by config_key")
+        {k: r[k] for k in keys}
+        for r in rows(faulty_db, "select * from cmp_collection_config_differences order by config_key")
     ]
     assert found == EXPECTED["config_differences"]
 
@@ -228,6 +232,6 @@ def test_stragglers_worked_by_hand(faulty_db):
 def test_the_difference_is_not_split_without_markers_on_both_sides(faulty_db):
     """alpha-noepoch has no epoch_end and base-profonly only a profile: no pre-epoch markers."""
     flags = faulty_db.execute(
-        "select distinct both_sides_have_markers from cmp_wall_time_parts where collection = 'fixture/alpha'"
+        "select distinct both_sides_have_markers from cmp_collection_wall_time_parts where collection = 'fixture/alpha'"
     ).fetchall()
     assert flags == [(False,)]

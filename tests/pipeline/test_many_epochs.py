@@ -119,7 +119,7 @@ def test_epoch_positions(marts):
     got = dict(
         ((task, index), (runs, mean))
         for task, index, runs, mean in rows(
-            marts, "select task, epoch_index, runs, mean_seconds from agg_epoch_positions"
+            marts, "select task, epoch_index, runs, mean_seconds from agg_task_epoch_positions"
         )
     )
     assert len(got) == 100

@@ -573,9 +573,11 @@ def check_totals(db, examples: dict[str, Folder]) -> None:
     assert files == {directory + path for directory, folder in examples.items() for path in folder.expected_files()}
     runs = {row["run_id"] for row in rows(db, "select run_id from fct_runs")}
     assert runs == {run.run_id for folder in examples.values() for run in folder.runs}, "no junk run anywhere"
-    by_reason = {row["reject_reason"]: row["rejected_lines"] for row in rows(db, "select * from agg_reject_reasons")}
+    by_reason = {
+        row["reject_reason"]: row["rejected_lines"] for row in rows(db, "select * from agg_build_reject_reasons")
+    }
     assert by_reason == dict(Counter(reason for folder in examples.values() for _, _, reason in folder.faults()))
-    by_type = {row["event_type"]: row["other_event_lines"] for row in rows(db, "select * from agg_other_events")}
+    by_type = {row["event_type"]: row["other_event_lines"] for row in rows(db, "select * from agg_build_other_events")}
     assert by_type == dict(sum((folder.other_events() for folder in examples.values()), Counter()))
 
 

@@ -405,7 +405,7 @@ def first_starts() -> dict[str, tuple[str, str]]:
         "fct_other_events",
         "fct_rejected_lines",
         "fct_run_profile_sections",
-        "fct_live_runs",
+        "fct_run_live_status",
         "fct_run_goodput",
     ],
 )

@@ -140,7 +140,7 @@ def test_arrival_spread_names_the_slow_rank_and_what_the_others_lost(marts):
         marts,
         "select world_size, ranks_seen, arrival_lost_seconds, busy_lost_seconds, lost_basis, lost_to_slowest_seconds, "
         "lost_share, straggling_rank, straggling_rank_times, straggler_points, stopped_ranks "
-        "from main.fct_distributed_runs where run_id = 'straggler'",
+        "from main.fct_run_rank_waiting where run_id = 'straggler'",
     )[0]
     assert run[:2] == (4, 4)
     assert run[2] == pytest.approx(15.0, abs=1e-9) and run[3] == pytest.approx(15.0)
@@ -153,7 +153,7 @@ def test_busy_time_names_the_slow_rank_when_the_markers_come_after_the_collectiv
     run = rows(
         marts,
         "select arrival_lost_seconds, busy_lost_seconds, lost_basis, lost_share, straggling_rank, straggler_points "
-        "from main.fct_distributed_runs where run_id = 'busy'",
+        "from main.fct_run_rank_waiting where run_id = 'busy'",
     )[0]
     assert run[0] == 0.0 and run[1] == pytest.approx(10.0)
     assert run[2] == "busy_time" and run[3] == pytest.approx(10.0 / 50.5)
@@ -167,7 +167,7 @@ def test_a_rank_that_dies_is_named_with_the_marker_it_last_reached(marts):
     run = rows(
         marts,
         "select world_size, ranks_seen, stopped_ranks, first_stopped_rank, silent_ranks, straggling_rank, "
-        "arrival_lost_seconds, wall_seconds from main.fct_distributed_runs where run_id = 'dead-rank'",
+        "arrival_lost_seconds, wall_seconds from main.fct_run_rank_waiting where run_id = 'dead-rank'",
     )[0]
     assert run[:6] == (64, 64, 1, 17, 0, None)
     assert run[6] == pytest.approx(0.378, abs=1e-9) and run[7] == pytest.approx(400.063, abs=1e-9)
@@ -229,7 +229,7 @@ def test_a_resumed_run_with_ranks_keeps_its_restart_and_downtime(marts):
     ]
     distributed = rows(
         marts,
-        "select arrival_lost_seconds, lost_share, straggling_rank, straggler_points from main.fct_distributed_runs "
+        "select arrival_lost_seconds, lost_share, straggling_rank, straggler_points from main.fct_run_rank_waiting "
         "where run_id = 'resumed'",
     )[0]
     assert distributed[0] == pytest.approx(3.5, abs=1e-9) and distributed[1] == pytest.approx(3.5 / 125.5)
@@ -262,7 +262,7 @@ def test_a_single_rank_that_names_its_rank_is_an_ordinary_run(marts):
     )
     # run_start 0, step_100 30, epoch_end 31, step_200 62.5, run_end 70: tail 70 - 31 = 39
     assert ranked == plain == ("completed", 70.0, 39.0, 4, "epoch_end -> step_200", 31.5, 0, 70.0)
-    assert rows(marts, "select count(*) from main.fct_distributed_runs where run_id like 'solo%'") == [(0,)]
+    assert rows(marts, "select count(*) from main.fct_run_rank_waiting where run_id like 'solo%'") == [(0,)]
 
 
 def test_a_rank_that_says_no_process_is_rejected_with_its_line(tmp_path):
@@ -311,7 +311,7 @@ RANK_MARTS = (
     "fct_run_intervals",
     "fct_run_marker_arrivals",
     "fct_run_ranks",
-    "fct_distributed_runs",
+    "fct_run_rank_waiting",
     "agg_task_rank_waiting",
     "agg_collection_rank_waiting",
 )
@@ -336,7 +336,7 @@ def test_a_rank_file_that_arrives_later_refreshes_its_run_as_a_full_build_would(
     with duckdb.connect(str(incremental), read_only=True) as connection:
         # three ranks: rank 2 still last at every checkpoint, 3 ranks seen
         assert connection.execute(
-            "select ranks_seen, straggling_rank from fct_distributed_runs where run_id = 'straggler'"
+            "select ranks_seen, straggling_rank from fct_run_rank_waiting where run_id = 'straggler'"
         ).fetchall() == [(3, 2)]
     late.write_text(held_back, encoding="utf-8")
     busy = raw / "busy.rank1.jsonl"
@@ -347,7 +347,7 @@ def test_a_rank_file_that_arrives_later_refreshes_its_run_as_a_full_build_would(
     assert mart_rows(incremental) == mart_rows(full)
     with duckdb.connect(str(incremental), read_only=True) as connection:
         assert connection.execute(
-            "select ranks_seen, straggling_rank from fct_distributed_runs where run_id = 'straggler'"
+            "select ranks_seen, straggling_rank from fct_run_rank_waiting where run_id = 'straggler'"
         ).fetchall() == [(4, 2)]
         # busy's rank 1 lost its last profile, checkpoint and run_end: it stopped after step_4
         assert connection.execute(

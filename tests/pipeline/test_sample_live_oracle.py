@@ -32,7 +32,7 @@ def test_the_live_collection_reads_as_written(sample_db):
     """8 completed, 1 failed; running at step_600, step_200, step_800 (resumed) and step_1000; one
     stalled at step_1000 for an hour (past its threshold, short of its task's longest run); the v3
     run that never ended went silent days before: abandoned, and v3 is no live sweep."""
-    found = {row["run_id"]: row for row in rows(sample_db, "select * from fct_live_runs")}
+    found = {row["run_id"]: row for row in rows(sample_db, "select * from fct_run_live_status")}
     assert {run_id: (row["live_status"], row["last_marker_label"]) for run_id, row in found.items()} == {
         "v4-base_conversion-05": ("running", "step_600"),
         "v4-base_conversion-06": ("stalled", "step_1000"),
@@ -62,7 +62,7 @@ def test_the_live_collection_reads_as_written(sample_db):
 
 
 def test_every_live_run_matches_the_oracle(sample_db):
-    found = {row["run_id"]: row for row in rows(sample_db, "select * from fct_live_runs")}
+    found = {row["run_id"]: row for row in rows(sample_db, "select * from fct_run_live_status")}
     assert set(found) == set(LIVE)
     for run_id, expected in LIVE.items():
         row = found[run_id]

@@ -70,14 +70,17 @@ def test_sample_shows_what_the_reference_profile_shows(sample_db):
     assert 1.1 < v3[2] < 1.4 and 0.08 < v3[3] < 0.16
     comparison = sample_db.execute(
         "select measurement_source, baseline_measurement_source, sources_match, speedup"
-        " from cmp_collections where collection = ?",
+        " from cmp_collection_runtime where collection = ?",
         [V3],
     ).fetchone()
     assert comparison[:3] == ("event_log", "profiler", False) and comparison[3] > 5
-    differing = {row[0] for row in sample_db.execute("select config_key from cmp_config_differences").fetchall()}
+    differing = {
+        row[0] for row in sample_db.execute("select config_key from cmp_collection_config_differences").fetchall()
+    }
     assert "eval_generation_num_samples" in differing
     top_section = sample_db.execute(
-        "select section from agg_profile_sections where collection = ? order by share_of_wall desc limit 1", [V2]
+        "select section from agg_collection_profile_sections where collection = ? order by share_of_wall desc limit 1",
+        [V2],
     ).fetchone()
     assert top_section == ("router_sampled_eval_generation",)
 
@@ -93,13 +96,13 @@ def test_sample_has_other_events_and_a_likely_typo(sample_db):
     # scripts/generate_sample.py: the first v3 run of each of the 6 tasks logs a metric line after
     # each of its 7 checkpoints (steps 200..1400), and zz-faults holds one heartbeat and one
     # Run_End, the typo of run_end
-    other = dict(sample_db.execute("select event_type, other_event_lines from agg_other_events").fetchall())
+    other = dict(sample_db.execute("select event_type, other_event_lines from agg_build_other_events").fetchall())
     assert other == {"metric": 6 * 7, "heartbeat": 1}
-    runs = sample_db.execute("select runs from agg_other_events where event_type = 'metric'").fetchone()
+    runs = sample_db.execute("select runs from agg_build_other_events where event_type = 'metric'").fetchone()
     assert runs == (6,)
     total = sample_db.execute("select sum(other_events) from agg_file_data_quality").fetchone()
     assert total == (43,)
-    typos = sample_db.execute("select event_name, resembles_event_type from agg_unknown_event_names").fetchall()
+    typos = sample_db.execute("select event_name, resembles_event_type from agg_build_unknown_event_names").fetchall()
     assert typos == [("Run_End", "run_end")]
 
 
@@ -129,7 +132,7 @@ def test_difference_from_the_baseline_splits_as_the_oracle_says(sample_db):
     difference = sum(mean[V3].values()) - sum(mean[V2].values())
     rows = sample_db.execute(
         "select part, mean_seconds, baseline_mean_seconds, share_of_difference, both_sides_have_markers"
-        " from cmp_wall_time_parts where collection = ? and scope = 'all_tasks' order by part_order",
+        " from cmp_collection_wall_time_parts where collection = ? and scope = 'all_tasks' order by part_order",
         [V3],
     ).fetchall()
     assert [row[0] for row in rows] == ["opening_block", "later_windows", "final_tail", "other"]
@@ -166,7 +169,8 @@ def test_regressions_are_the_tasks_the_oracle_finds_slower(sample_db):
     found = set(sample_db.execute("select collection, task from cmp_task_runtime where is_regression").fetchall())
     assert found == expected == {(v4, "base_conversion")}
     chain = sample_db.execute(
-        "select step_collection, step_regressed_tasks from cmp_version_chains where chain_collection = ? order by step",
+        "select step_collection, step_regressed_tasks from cmp_collection_version_chains"
+        " where chain_collection = ? order by step",
         [v4],
     ).fetchall()
     assert chain == [(v4, 1), (V3, 0), (V2, 0)]
@@ -264,7 +268,7 @@ def test_interval_positions_and_their_comparison_match_the_oracle(sample_db):
                 positions.setdefault(run.collection, {}).setdefault(index, []).append(seconds)
     rows = sample_db.execute(
         "select collection, interval_index, runs, mean_seconds, median_seconds, p90_seconds, p95_seconds"
-        " from agg_interval_positions where collection in (?, ?)",
+        " from agg_collection_interval_positions where collection in (?, ?)",
         [V3, V2],
     ).fetchall()
     assert {(row[0], row[1]) for row in rows} == {(c, i) for c, by_index in positions.items() for i in by_index}
@@ -285,7 +289,7 @@ def test_interval_positions_and_their_comparison_match_the_oracle(sample_db):
                 by_label.setdefault(run.collection, {}).setdefault(label, []).append(seconds)
     compared = sample_db.execute(
         "select label, runs, baseline_runs, mean_seconds, baseline_mean_seconds, speedup, is_on_both_sides"
-        " from cmp_interval_positions where collection = ?",
+        " from cmp_collection_interval_positions where collection = ?",
         [V3],
     ).fetchall()
     assert {row[0] for row in compared} == set(by_label[V3]) | set(by_label[V2])

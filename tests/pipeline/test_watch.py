@@ -142,7 +142,7 @@ def assert_same_as_a_fresh_build(watch: Watch, tmp_path: Path, case: str) -> Non
 
 def accepted_lines(database: Path) -> int:
     with duckdb.connect(str(database), read_only=True) as connection:
-        return connection.execute("select accepted from agg_data_quality_totals").fetchone()[0]
+        return connection.execute("select accepted from agg_build_data_quality").fetchone()[0]
 
 
 def test_the_marts_follow_a_folder_that_changes_under_the_watch(watched, tmp_path):

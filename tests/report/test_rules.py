@@ -106,7 +106,7 @@ def test_coarse_split_needs_both_shares():
 @pytest.mark.parametrize(("runs", "key"), [(6, "usually_longest"), (5, "no_usual_longest")])
 def test_longest_interval_is_usual_only_in_more_than_half_the_runs(runs, key):
     top = mart_row(
-        "agg_longest_intervals",
+        "agg_collection_longest_intervals",
         longest_interval_label="run_start -> step_200",
         runs=runs,
         runs_with_intervals=10,
@@ -119,7 +119,7 @@ def test_longest_interval_is_usual_only_in_more_than_half_the_runs(runs, key):
 @pytest.mark.parametrize(("summed", "fires"), [(816.1, True), (816.0, False)])
 def test_later_windows_outweigh_the_opening_block(summed, fires):
     top = mart_row(
-        "agg_longest_intervals",
+        "agg_collection_longest_intervals",
         longest_interval_label="run_start -> step_200",
         runs=8,
         runs_with_intervals=10,
@@ -127,7 +127,7 @@ def test_later_windows_outweigh_the_opening_block(summed, fires):
         mean_seconds_when_longest=900.0,
     )
     windows = mart_row(
-        "agg_later_windows",
+        "agg_collection_later_windows",
         later_window_count=7,
         min_mean_seconds=1.0,
         max_mean_seconds=3.0,
@@ -139,7 +139,7 @@ def test_later_windows_outweigh_the_opening_block(summed, fires):
 
 def test_later_windows_compare_only_with_an_opening_block():
     top = mart_row(
-        "agg_longest_intervals",
+        "agg_collection_longest_intervals",
         longest_interval_label="step_200 -> step_400",
         runs=8,
         runs_with_intervals=10,
@@ -151,7 +151,7 @@ def test_later_windows_compare_only_with_an_opening_block():
             profile(
                 longest_intervals=[top],
                 later_windows=mart_row(
-                    "agg_later_windows",
+                    "agg_collection_later_windows",
                     later_window_count=7,
                     min_mean_seconds=60,
                     max_mean_seconds=180,
@@ -280,7 +280,7 @@ def test_no_baseline_or_one_without_runs():
 
 def section(name: str, share: float) -> Row:
     return mart_row(
-        "agg_profile_sections",
+        "agg_collection_profile_sections",
         section=name,
         total_seconds=3600.0 * share,
         share_of_wall=share,
@@ -437,7 +437,7 @@ def test_stragglers_not_scored_none_or_flagged(scored, stragglers, key):
 
 def test_the_checkpoint_sentence_only_when_no_section_measured_saving():
     top = mart_row(
-        "agg_longest_intervals",
+        "agg_collection_longest_intervals",
         longest_interval_label="run_start -> step_200",
         runs=6,
         runs_with_intervals=10,
@@ -494,7 +494,7 @@ def test_limits_name_what_the_data_lacks():
     assert "rejected_lines" in limit_keys(data_quality=replace(QUALITY, rejected=1))
     assert "rejected_lines" not in limit_keys()
     approximation = mart_row(
-        "agg_marker_approximations",
+        "agg_collection_marker_approximations",
         source_format="tensorboard",
         approximation="run_end taken from the last event",
         markers=2,
@@ -531,7 +531,7 @@ def test_many_epochs_from_the_median_run(median, fires):
 
 def test_many_epochs_replace_the_later_windows():
     top = mart_row(
-        "agg_longest_intervals",
+        "agg_collection_longest_intervals",
         longest_interval_label="run_start -> step_200",
         runs=6,
         runs_with_intervals=10,
@@ -539,7 +539,7 @@ def test_many_epochs_replace_the_later_windows():
         mean_seconds_when_longest=720.0,
     )
     windows = mart_row(
-        "agg_later_windows",
+        "agg_collection_later_windows",
         later_window_count=7,
         min_mean_seconds=60.0,
         max_mean_seconds=180.0,

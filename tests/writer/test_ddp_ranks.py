@@ -336,7 +336,7 @@ def rank_figures(marts, run_id: str) -> dict[int, tuple]:
 def distributed_run(marts, run_id: str) -> tuple:
     return marts.execute(
         "select world_size, ranks_seen, straggling_rank, lost_basis, lost_to_slowest_seconds, stopped_ranks "
-        "from main.fct_distributed_runs where run_id = ?",
+        "from main.fct_run_rank_waiting where run_id = ?",
         [run_id],
     ).fetchone()
 

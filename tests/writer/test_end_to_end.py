@@ -4,7 +4,7 @@ everything the writer and its callbacks wrote in this session, then the marts an
 - The four recorded trainings (tests/helpers/writer_trainings.py: Lightning, Hugging Face Trainer, Keras,
   plain loop) are completed runs measured by the event log, with the wall time of the test's own
   record (within 0.05 s), their checkpoints and epoch ends as interval markers, and their
-  profiler sections in agg_profile_sections (the sums of the logs' latest profiles), which the
+  profiler sections in agg_collection_profile_sections (the sums of the logs' latest profiles), which the
   report then shows instead of the Limits line about missing sections.
 - A run crashed and resumed counts one restart, with the downtime between its last checkpoint and
   the restart; a run whose context raised is failed; every line is accepted except a truncated
@@ -113,7 +113,7 @@ def test_every_line_is_accepted_but_a_truncated_last_line(writer_marts):
         "select file_path, rejected from agg_file_data_quality where rejected > 0 or lines_read <> accepted + rejected"
     ).fetchall()
     assert [(os.path.basename(path), count) for path, count in rejected] == [("killed.jsonl", 1)]
-    assert connection.execute("select reject_reason, rejected_lines from agg_reject_reasons").fetchall() == [
+    assert connection.execute("select reject_reason, rejected_lines from agg_build_reject_reasons").fetchall() == [
         ("invalid_json", 1)
     ]
 
@@ -140,7 +140,8 @@ def test_profile_sections_reach_the_marts_as_the_logs_latest_profiles(writer_mar
         for name, seconds in latest["sections"].items():
             expected[name] = expected.get(name, 0.0) + seconds
     rows = connection.execute(
-        "select section, total_seconds, profiled_runs from agg_profile_sections where collection = ?", [COLLECTION]
+        "select section, total_seconds, profiled_runs from agg_collection_profile_sections where collection = ?",
+        [COLLECTION],
     ).fetchall()
     totals = {section: seconds for section, seconds, _ in rows}
     assert set(totals) == set(expected) | {"unattributed"}

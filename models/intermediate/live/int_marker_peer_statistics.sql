@@ -5,8 +5,8 @@
 -- collection measured by its event log, matched at the first of its markers with the label. The
 -- summaries are those the live runs need: at each live run's last marker (macros/live_runs.sql),
 -- its task's, and its collection's where fewer than eta_min_task_peers runs of the task passed the
--- marker. fct_live_runs joins each live run to one of them, so it grows with runs plus peers, never
--- runs x peers. Nothing here depends on the as-of time; like fct_live_runs, it is computed whole.
+-- marker. fct_run_live_status joins each live run to one of them, so it grows with runs plus peers, never
+-- runs x peers. Nothing here depends on the as-of time; like fct_run_live_status, it is computed whole.
 -- Grain: one row per peer set (task or collection), collection, task and marker label.
 with
 
@@ -19,7 +19,7 @@ progress as (
 ),
 
 live_markers as (
-    -- the markers of the live runs, the last each reached first (macros/live_runs.sql, as fct_live_runs)
+    -- the markers of the live runs, the last each reached first (macros/live_runs.sql, as fct_run_live_status)
     select
         runs.collection,
         runs.task,
@@ -34,7 +34,7 @@ live_markers as (
 ),
 
 live_positions as (
-    -- where the live runs are: the only summaries fct_live_runs needs
+    -- where the live runs are: the only summaries fct_run_live_status needs
     select distinct
         collection,
         coalesce(task, '') as task_key,

@@ -14,7 +14,7 @@ runs as (
 ),
 
 live_runs as (
-    select * from {{ ref('fct_live_runs') }}
+    select * from {{ ref('fct_run_live_status') }}
     where {{ runlens.is_run_to_compute_or_live('run_id') }}
 ),
 
@@ -29,7 +29,7 @@ profile_sections as (
 ),
 
 distributed_runs as (
-    select * from {{ ref('fct_distributed_runs') }}
+    select * from {{ ref('fct_run_rank_waiting') }}
     where {{ runlens.is_run_to_compute_or_live('run_id') }}
 ),
 

@@ -9,7 +9,7 @@ runs as (
 ),
 
 live_runs as (
-    select * from {{ ref('fct_live_runs') }}
+    select * from {{ ref('fct_run_live_status') }}
 ),
 
 run_times as (

@@ -13,7 +13,7 @@ run_gpu_hours as (
 ),
 
 live_runs as (
-    select * from {{ ref('fct_live_runs') }}
+    select * from {{ ref('fct_run_live_status') }}
 ),
 
 changes as (

@@ -7,7 +7,7 @@
 with
 
 live_runs as (
-    select * from {{ ref('fct_live_runs') }}
+    select * from {{ ref('fct_run_live_status') }}
     where {{ runlens.is_run_to_compute_or_live('run_id') }}
 ),
 

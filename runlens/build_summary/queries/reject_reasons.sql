@@ -5,6 +5,6 @@ select
     rejected_lines,
     first_seen_at,
     count(*) over () as reasons
-from agg_reject_reasons
+from agg_build_reject_reasons
 order by rejected_lines desc, reject_reason asc
 limit $top

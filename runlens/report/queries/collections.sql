@@ -18,7 +18,7 @@ select
     goodput.runs_unmeasured > 0 as is_goodput_upper_bound
 from dim_collections as collections
 inner join agg_collection_runtime as runtime on collections.collection = runtime.collection
-left join cmp_collections as comparison on collections.collection = comparison.collection
+left join cmp_collection_runtime as comparison on collections.collection = comparison.collection
 left join dim_collections as baselines on collections.baseline_collection = baselines.collection
 left join agg_collection_goodput as goodput
     on collections.collection = goodput.collection and goodput.bucket = 'productive'

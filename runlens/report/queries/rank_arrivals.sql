@@ -8,7 +8,7 @@ where
     and arrivals.marker_index is not null
     and arrivals.run_id = (
         select distributed_runs.run_id
-        from fct_distributed_runs as distributed_runs
+        from fct_run_rank_waiting as distributed_runs
         where distributed_runs.collection = $collection
         order by distributed_runs.lost_to_slowest_seconds desc, distributed_runs.run_id asc
         limit 1

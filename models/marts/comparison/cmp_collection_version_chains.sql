@@ -10,7 +10,7 @@ collections as (
 ),
 
 comparisons as (
-    select * from {{ ref('cmp_collections') }}
+    select * from {{ ref('cmp_collection_runtime') }}
 ),
 
 walks as (

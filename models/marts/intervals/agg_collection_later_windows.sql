@@ -3,7 +3,7 @@
 with
 
 later_windows as (
-    select * from {{ ref('agg_interval_positions') }}
+    select * from {{ ref('agg_collection_interval_positions') }}
     where is_later_window
 ),
 
