@@ -188,7 +188,7 @@ def test_an_edited_project_finds_no_plan(plans_recorded, tmp_path):
     inputs = plan_inputs(project_state(project), REFRESH)
     store.save(Plan({**inputs, "env": {}}, "state"))
     assert store.find(inputs, "state") is not None
-    model = project / "models" / "marts" / "fct_runs.sql"
+    model = project / "models" / "marts" / "runs" / "fct_runs.sql"
     model.write_text(model.read_text() + "\n")
     assert store.find(plan_inputs(project_state(project), REFRESH), "state") is None
     assert store.find(inputs, "another state") is None
