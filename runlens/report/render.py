@@ -225,7 +225,7 @@ def render_index(env, index: IndexData, db_path: Path, slugs: dict[str, str], ou
     titles = {entry.collection: entry.title for entry in index.collections}
     page = env.get_template("index.md.j2").render(
         index=index,
-        no_runs=None if index.collections else rules.no_runs(index.data_quality),
+        no_runs=None if index.collections else sentences.no_runs(rules.no_runs(index.data_quality), str(db_path)),
         database=str(db_path),
         build_commands=index_commands(db_path, out_dir),
         tables={

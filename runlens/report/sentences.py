@@ -546,3 +546,17 @@ def gpu_hours(profile: CollectionProfile, findings: Findings) -> str:
         f"unknown ({units.count(span.runs_with_gpus)} of {plural(span.runs, 'run')} name their GPUs in"
         " `resources.gpus`)"
     )
+
+
+def no_runs(finding, database: str) -> str:
+    """The index's answer when the marts hold no run (rules.no_runs)."""
+    words = f"**No runs were found.** The marts in {code(database)} hold none:"
+    if finding.key == "no_log_files":
+        return words + " the build that made them found no logs (`*.jsonl`, `*.jsonl.gz`) in the raw folder it read."
+    figures = finding.figures
+    return words + (
+        f" the build that made them read {plural(figures['files'], 'log file')}"
+        f" ({plural(figures['accepted'], 'line')} accepted, {plural(figures['other_events'], 'other event')},"
+        f" {units.count(figures['rejected'])} rejected) and found no run in what it read; `fct_rejected_lines` says"
+        " why each rejected line was rejected."
+    )
