@@ -19,7 +19,7 @@ import jinja2
 
 from runlens.mart_catalog import mart_names
 from runlens.plural import noun
-from runlens.report import rules, tables, units
+from runlens.report import rules, sentences, tables, units
 from runlens.report.chart import (
     arrival_spread_png,
     epoch_duration_png,
@@ -196,10 +196,22 @@ def render_profile(env, connection, summary: Row, folder: Path) -> tuple[Path, b
     profile = load_profile(connection, summary.collection)
     findings = rules.evaluate(profile)
     written_charts = charts(profile, findings, folder)
+    page_tables = tables.profile_tables(profile)
     text = env.get_template("profile.md.j2").render(
         profile=profile,
         findings=findings,
-        tables=tables.profile_tables(profile),
+        tables=page_tables,
+        answer=sentences.answer(profile, findings, page_tables),
+        goodput_unmeasured=sentences.goodput_unmeasured(findings),
+        between_markers=sentences.between_markers(profile, findings),
+        limits=sentences.limits(profile, findings),
+        not_shown=sentences.not_shown(findings),
+        first_epoch=sentences.first_epoch(findings),
+        live_status=sentences.live_status(profile, findings) if findings.live_sweep else None,
+        task_ends=sentences.task_ends(profile, findings, page_tables),
+        saving_unmeasured=sentences.SAVING_UNMEASURED,
+        coinciding_markers=sentences.coinciding_markers(findings),
+        gpu_hours=sentences.gpu_hours(profile, findings) if profile.span else None,
         **written_charts,
     )
     page = folder / PAGE_NAME
@@ -213,7 +225,7 @@ def render_index(env, index: IndexData, db_path: Path, slugs: dict[str, str], ou
     titles = {entry.collection: entry.title for entry in index.collections}
     page = env.get_template("index.md.j2").render(
         index=index,
-        no_runs=None if index.collections else rules.no_runs(index.data_quality),
+        no_runs=None if index.collections else sentences.no_runs(rules.no_runs(index.data_quality), str(db_path)),
         database=str(db_path),
         build_commands=index_commands(db_path, out_dir),
         tables={

@@ -1,8 +1,8 @@
 """The rules that choose the report's sentences and sections.
 
 Each rule reads figures the marts computed and returns a finding (a short key plus the figures the
-sentence quotes) or None when the figures do not support any statement. The template turns a
-finding's key into words; no sentence appears without its rule firing, and no section appears
+sentence quotes) or None when the figures do not support any statement. sentences.py turns a
+finding into words; no sentence appears without its rule firing, and no section appears
 with nothing to say: `not_shown` lists those, with the reason, on one line. The thresholds are
 named below and documented in rules.md beside this file: change both together.
 """

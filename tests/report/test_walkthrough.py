@@ -12,6 +12,7 @@ from pathlib import Path
 
 from conftest import FAULTY
 from pipeline import DATABASE, REPO, build, copy_project
+from prebuilt import Prebuilds, prebuilt
 
 TEMPLATES = REPO / "runlens" / "report" / "templates"
 # the three edits of the walk-through: (file, text before, text after)
@@ -48,22 +49,28 @@ def edit(path: Path, before: str, after: str) -> None:
     path.write_text(text.replace(before, after), encoding="utf-8")
 
 
-def test_a_column_added_to_the_runs_mart_reaches_the_page_through_model_yaml_and_template(tmp_path):
-    project = copy_project(tmp_path / "project")
-    templates = shutil.copytree(TEMPLATES, tmp_path / "templates")
+@prebuilt()
+def walkthrough_page(builds: Prebuilds) -> str:
+    """fixture/alpha's page after the walk-through's three edits, on a copy of the project."""
+    root = builds.mktemp("walkthrough")
+    project = copy_project(root / "project")
+    templates = shutil.copytree(TEMPLATES, root / "templates")
     for name, before, after in EDITS:
-        edit((tmp_path if name.startswith("templates/") else project) / name, before, after)
-    raw = shutil.copytree(FAULTY, tmp_path / "raw")
-    database = tmp_path / "db" / DATABASE
+        edit((root if name.startswith("templates/") else project) / name, before, after)
+    raw = shutil.copytree(FAULTY, root / "raw")
+    database = root / "db" / DATABASE
     build(project, raw, database)
     result = subprocess.run(
-        [sys.executable, "-c", RENDER, str(templates), str(database), str(tmp_path / "reports")],
+        [sys.executable, "-c", RENDER, str(templates), str(database), str(root / "reports")],
         env={**os.environ, "RUNLENS_PROJECT_DIR": str(project)},
         capture_output=True,
         text=True,
         check=False,
     )
     assert result.returncode == 0, result.stderr[-3000:]
-    page = (tmp_path / "reports" / "fixture-alpha" / "profile.md").read_text(encoding="utf-8")
+    return (root / "reports" / "fixture-alpha" / "profile.md").read_text(encoding="utf-8")
+
+
+def test_a_column_added_to_the_runs_mart_reaches_the_page_through_model_yaml_and_template(walkthrough_page):
     # fixture/alpha's analyzed runs took 1500 s to 3000 s (tests/fixtures/faulty/expected.json, by hand)
-    assert "90th percentile 48.5 min, range 25.0 min." in page
+    assert "90th percentile 48.5 min, range 25.0 min." in walkthrough_page
