@@ -29,15 +29,24 @@ class StaleDatabase(RuntimeError):
 
 
 @functools.cache
+def contracts() -> dict[str, tuple[tuple[str, type], ...]]:
+    """Every mart's columns and their Python types, as its YAML contract declares them (the YAML is
+    read once per process: a page reads some 40 marts)."""
+    return {
+        model["name"]: tuple(
+            (column["name"], PYTHON_TYPES[CONTRACT_TYPE.search(column["data_type"]).group(1)])
+            for column in model["columns"]
+        )
+        for model in declared_marts()
+    }
+
+
 def contract(mart: str) -> tuple[tuple[str, type], ...]:
     """The columns of mart `mart` and their Python types, as its YAML contract declares them."""
-    for model in declared_marts():
-        if model["name"] == mart:
-            return tuple(
-                (column["name"], PYTHON_TYPES[CONTRACT_TYPE.search(column["data_type"]).group(1)])
-                for column in model["columns"]
-            )
-    raise KeyError(f"{mart} is not a mart runlens declares (models/marts/*/_*__models.yml)")
+    try:
+        return contracts()[mart]
+    except KeyError:
+        raise KeyError(f"{mart} is not a mart runlens declares (models/marts/*/_*__models.yml)") from None
 
 
 @functools.cache
