@@ -23,7 +23,12 @@ def faulty_docs(builds: Prebuilds) -> tuple[dict, dict]:
     with project_copies().checkout(FAULTY_PROJECT) as project:
         result = run_dbt(project, faulty_build.raw, database, "docs", "generate")
         assert result.returncode == 0, result.stdout[-4000:]
-        target = project / "target"
+        # the dbt worker's session writes to project/target, or to a private target-* folder when
+        # another worker's session of this copy holds that one (runlens.dbt_session): the newest
+        # catalog is the one just generated
+        catalogs = sorted(project.glob("target*/catalog.json"), key=lambda path: path.stat().st_mtime_ns)
+        assert catalogs, f"dbt docs generate wrote no catalog.json below {project}"
+        target = catalogs[-1].parent
         return json.loads((target / "manifest.json").read_text()), json.loads((target / "catalog.json").read_text())
 
 
