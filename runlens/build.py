@@ -39,7 +39,8 @@ import json
 import os
 import shutil
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
@@ -54,7 +55,7 @@ from runlens.project import sample_dir
 from runlens.raw_logs.as_of import AsOfError, pinned_as_of
 from runlens.raw_logs.folder_metadata import MetadataError, read_collections
 from runlens.raw_logs.listing import LOG_SUFFIXES, RawFolderError, has_log_files, no_logs_note
-from runlens.stopping import stop_requested, undone_on_exit
+from runlens.stopping import deferred, stop_requested, undone_on_exit
 from runlens.usage import LOGS_OPTION, RAW_DIR_VARIABLE, database_folder_missing, raw_dir_option
 
 # A refresh builds and tests the data; dbt's unit tests check the SQL against fixed inputs, so they
@@ -258,6 +259,22 @@ def refresh_copy(
         fsync_directory(database.parent)
 
 
+@contextmanager
+def build_lock(path: Path) -> Iterator[None]:
+    """The build's lock for the block (raises Busy when another build holds it). The lock file
+    goes with the lock, also when a stop's deadline exits the process at once; a signal that comes
+    while the lock is taken or let go takes effect after, so no lock file outlives the command."""
+    with ExitStack() as stack:
+        with deferred():
+            lock = stack.enter_context(held_lock(path))
+            stack.enter_context(undone_on_exit(lock.remove))
+        try:
+            yield
+        finally:
+            with deferred():
+                stack.close()
+
+
 def build(
     logs: str | Path | None = None,
     db: str | Path | None = None,
@@ -280,8 +297,7 @@ def build(
     session = session or DbtSession()
     lock_path = database.with_name(database.name + ".lock")
     try:
-        # the lock file goes with the lock, also when a stop's deadline exits the process at once
-        with held_lock(lock_path) as lock, undone_on_exit(lock.remove):
+        with build_lock(lock_path):
             if "--full-refresh" not in dbt_args and dbt_build.up_to_date(session, raw, database, [*REFRESH, *dbt_args]):
                 outcome.up_to_date = True
                 print(f"runlens: nothing changed since {database} was built: no model ran", file=err)

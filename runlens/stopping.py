@@ -6,6 +6,8 @@ running GRACE_SECONDS later (a call into DuckDB or dbt that does not return soon
 took the interrupt for an error), the cleanups registered meanwhile run (the build's copy of the
 database, its lock), the same line is printed and the process exits anyway. A second signal does
 that at once. The exit status is 128 + the signal's number: 130 for SIGINT, 143 for SIGTERM.
+A step that must not be cut in two (taking a lock and registering its removal) runs in
+`deferred()`: a signal that comes meanwhile takes effect when the step ends.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ class Stopping:
         self._next_token = 0
         self._lock = threading.RLock()
         self._ended = False
+        self._deferring = 0  # how many deferred() blocks the main thread is in
 
     @property
     def requested(self) -> bool:
@@ -94,7 +97,8 @@ class Stopping:
             return
         self.signal_number = signal_number
         threading.Thread(target=self._deadline, name="runlens-stop-deadline", daemon=True).start()
-        raise KeyboardInterrupt
+        if not self._deferring:
+            raise KeyboardInterrupt
 
     @contextmanager
     def installed(self) -> Iterator[Stopping]:
@@ -115,6 +119,23 @@ class Stopping:
 def stop_requested() -> bool:
     """Whether the handlers installed now were told to stop (an interrupt taken for an error)."""
     return any(stopping.requested for stopping in _active)
+
+
+@contextmanager
+def deferred() -> Iterator[None]:
+    """A signal that comes while the block runs raises KeyboardInterrupt when the block ends, not
+    inside it (the deadline still holds); nothing without handlers installed."""
+    if not _active:
+        yield
+        return
+    stopping = _active[-1]
+    stopping._deferring += 1
+    try:
+        yield
+    finally:
+        stopping._deferring -= 1
+    if not stopping._deferring:
+        stopping.check()
 
 
 @contextmanager

@@ -11,6 +11,7 @@ import random
 import shutil
 import signal
 import subprocess
+import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 
@@ -129,3 +130,50 @@ def test_reads_during_a_build_see_the_previous_build_and_a_second_build_is_refus
     assert finish(first).returncode == 0
     with duckdb.connect(str(database), read_only=True) as connection:
         assert connection.execute("select count(*) from fct_runs where run_id like 'late-%'").fetchone()[0] == 40
+
+
+# A stop whose signal comes while the build's lock is taken or let go: the signal is sent from
+# inside the step (flock, or the file's removal), where an interrupt left the lock file behind.
+LOCK_STEP_INTERRUPTED = """
+import os, signal, sys
+from pathlib import Path
+from runlens import build, file_lock
+from runlens.stopping import Stopping
+
+step, path = sys.argv[1], Path(sys.argv[2])
+def stop_now():
+    os.kill(os.getpid(), signal.SIGTERM)
+    print("signalled", flush=True)  # the handler has run by now: the interrupt would come here
+if step == "taken":
+    flock = file_lock.fcntl.flock
+    def flock_after_signal(*args):
+        stop_now()
+        return flock(*args)
+    file_lock.fcntl.flock = flock_after_signal
+else:
+    remove = file_lock.HeldLock.remove
+    def remove_after_signal(lock):
+        stop_now()
+        remove(lock)
+    file_lock.HeldLock.remove = remove_after_signal
+with Stopping(lambda: "stopped").installed() as stopping:
+    try:
+        with build.build_lock(path):
+            print("held", flush=True)
+        print("let go", flush=True)
+    except KeyboardInterrupt:
+        print("interrupted", flush=True)
+    sys.exit(stopping.end())
+"""
+
+
+@pytest.mark.parametrize(
+    ("step", "printed"), [("taken", "signalled\ninterrupted\n"), ("let go", "held\nsignalled\ninterrupted\n")]
+)
+def test_a_signal_while_the_lock_is_taken_or_let_go_leaves_no_lock_file(tmp_path, step, printed):
+    lock = tmp_path / f"{DATABASE}.lock"
+    done = subprocess.run(
+        [sys.executable, "-c", LOCK_STEP_INTERRUPTED, step, str(lock)], capture_output=True, text=True, timeout=60
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (128 + signal.SIGTERM, printed, "stopped\n")
+    assert not lock.exists()
