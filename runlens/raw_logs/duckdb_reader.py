@@ -20,7 +20,7 @@ from runlens.raw_logs.as_of import pinned_as_of
 from runlens.raw_logs.folder_metadata import read_collections
 from runlens.raw_logs.handover import chunk_bytes, chunks, native_reads
 from runlens.raw_logs.listing import LogFile, list_log_files
-from runlens.raw_logs.raw_tables import TABLES, ReadSummary, loaded_at_now, plan_reading
+from runlens.raw_logs.raw_tables import TABLES, ReadSummary, loaded_at_now, log_file_row, plan_reading
 from runlens.raw_logs.reading import read_log_bytes
 
 BATCH_BYTES = 256 * 1024 * 1024  # file bytes DuckDB reads in one statement
@@ -158,7 +158,7 @@ def read_in_python(connection: duckdb.DuckDBPyConnection, schema: str, files: li
     errors: dict[str, str] = {}
     size = chunk_bytes()
     for log_file in sorted(files, key=lambda log_file: log_file.file_path):
-        data, invalid, error = read_log_bytes(log_file.absolute_path, log_file.file_fingerprint)
+        data, invalid, error = read_log_bytes(log_file)
         if error is not None:
             errors[log_file.file_path] = error
         for first_line, piece in chunks(data or b"", size):
@@ -179,7 +179,7 @@ def read_files(connection: duckdb.DuckDBPyConnection, schema: str, files: list[L
         "first_line_number bigint, text varchar, invalid_line_numbers bigint[])"
     )
     reads_natively = native_reads()
-    native = [log_file for log_file in files if reads_natively(log_file._asdict())]
+    native = [log_file for log_file in files if reads_natively(log_file)]
     native_paths = {log_file.file_path for log_file in native}
     left = read_natively(connection, schema, native)
     errors = read_in_python(connection, schema, [f for f in files if f.file_path not in native_paths] + left)
@@ -198,7 +198,7 @@ def write_file_records(
         return
     connection.executemany(
         f"insert into {schema}.log_files values (?, ?, ?, ?, ?, ?, ?, ?)",
-        [(*log_file, errors.get(log_file.file_path), loaded_at) for log_file in files],
+        [log_file_row(log_file, errors, loaded_at) for log_file in files],
     )
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping
 
-from runlens.raw_logs.reading import UNREAD_REASONS
+from runlens.raw_logs.listing import LogFile
 
 PIECE_BYTES = 32 * 1024 * 1024  # the most text DuckDB is handed in one value
 # what DuckDB's file readers take as a glob pattern (or its escape) in a path
@@ -27,19 +27,18 @@ def chunk_bytes(environ: Mapping[str, str] = os.environ) -> int:
     return int(environ.get("RUNLENS_CHUNK_BYTES") or PIECE_BYTES)
 
 
-def native_reads(environ: Mapping[str, str] = os.environ) -> Callable[[dict], bool]:
-    """A test of whether DuckDB reads a file (absolute_path, file_fingerprint, size_bytes) itself;
-    always false with RUNLENS_READER=python."""
+def native_reads(environ: Mapping[str, str] = os.environ) -> Callable[[LogFile], bool]:
+    """A test of whether DuckDB reads a listed file itself; always false with RUNLENS_READER=python."""
     if environ.get("RUNLENS_READER", "engine") == "python":
         return lambda file: False
     largest = chunk_bytes(environ)
 
-    def reads_natively(file: dict) -> bool:
-        path = file["absolute_path"]
+    def reads_natively(file: LogFile) -> bool:
+        path = file.absolute_path
         return (
-            not path.endswith(".gz")
-            and file["file_fingerprint"] not in UNREAD_REASONS
-            and (file.get("size_bytes") or 0) <= largest
+            not file.is_gzip
+            and file.unread_reason is None
+            and (file.size_bytes or 0) <= largest
             and GLOB_CHARACTERS.isdisjoint(path)
             and os.access(path, os.R_OK)
         )

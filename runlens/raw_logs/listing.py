@@ -3,7 +3,9 @@
 A log file ends in `.jsonl` or `.jsonl.gz`; names starting with `_` or `.` are not logs, nor is
 anything below a folder so named (the importer's `_import_rejects.jsonl`, editors' and writers'
 hidden temporary files); symlinked folders are not followed. A file's identity for incremental
-loading is `<size>:<mtime in ns>`: a build reads a file again exactly when it changes.
+loading (its fingerprint) is `<size>:<mtime in ns>`: a build reads a file again exactly when it
+changes. A file that cannot be stat'ed, or is no regular file, has an unread reason instead; its
+fingerprint is then the constant of that case, so it is read again once it can be.
 
 The raw folder itself is checked here, and only here (runlens/build.py before dbt starts, the
 dbt-duckdb plugin when a build lists it, the PostgreSQL loader): a path that does not exist, is no
@@ -24,8 +26,9 @@ from typing import NamedTuple
 DEFAULT_RAW_DIR = "data/sample"
 LOG_SUFFIXES = (".jsonl", ".jsonl.gz")
 IGNORED_PREFIXES = ("_", ".")
-UNSTATABLE = "unreadable"
-NOT_A_REGULAR_FILE = "not_a_regular_file"
+# the fingerprint and unread reason of a file that cannot be opened at all (found when listed)
+UNSTATABLE = ("unreadable", "unreadable: cannot stat")
+NOT_A_REGULAR_FILE = ("not_a_regular_file", "unreadable: not a regular file")
 RAW_DIR_VARIABLE = "RUNLENS_RAW_DIR"
 WHAT_TO_DO = f"{RAW_DIR_VARIABLE} to a folder of *.jsonl logs"
 
@@ -40,7 +43,8 @@ class LogFile(NamedTuple):
     size_bytes: int | None
     modified_at: datetime.datetime | None  # UTC, naive
     is_gzip: bool
-    file_fingerprint: str
+    file_fingerprint: str  # the file's identity: a build reads the file again when it changes
+    unread_reason: str | None = None  # why the file cannot be read at all; None when it can be opened
 
 
 def raw_dir() -> str:
@@ -116,9 +120,9 @@ def describe(raw_dir: str, path: str) -> LogFile:
     try:
         stat = os.stat(path)
     except OSError:
-        return LogFile(relative, path, None, None, is_gzip, UNSTATABLE)
+        return LogFile(relative, path, None, None, is_gzip, *UNSTATABLE)
     if not stat_mode.S_ISREG(stat.st_mode):  # a named pipe or device would block or never end
-        return LogFile(relative, path, None, None, is_gzip, NOT_A_REGULAR_FILE)
+        return LogFile(relative, path, None, None, is_gzip, *NOT_A_REGULAR_FILE)
     modified_at = datetime.datetime.fromtimestamp(stat.st_mtime, datetime.UTC).replace(tzinfo=None)
     return LogFile(relative, path, stat.st_size, modified_at, is_gzip, f"{stat.st_size}:{stat.st_mtime_ns}")
 

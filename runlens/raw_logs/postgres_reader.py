@@ -17,7 +17,7 @@ import os
 from runlens.raw_logs.as_of import pinned_as_of
 from runlens.raw_logs.folder_metadata import read_collections
 from runlens.raw_logs.listing import list_log_files
-from runlens.raw_logs.raw_tables import TABLES, ReadSummary, loaded_at_now, plan_reading, split_lines
+from runlens.raw_logs.raw_tables import TABLES, ReadSummary, loaded_at_now, log_file_row, plan_reading, split_lines
 from runlens.raw_logs.reading import read_log_text
 
 TYPES = {"varchar": "text", "bigint": "bigint", "timestamp": "timestamp", "boolean": "boolean"}
@@ -70,8 +70,8 @@ def refresh(connection, raw_dir: str, schema: str, *, full: bool = False) -> Rea
             cursor.execute(f"delete from {target}.{table} where file_path = any(%s)", (forgotten,))
         batch, read_lines, records = [], 0, []
         for log_file in plan.to_read:
-            log_text = read_log_text(log_file.absolute_path, log_file.file_fingerprint)
-            records.append((*log_file, log_text.read_error, started_at))
+            log_text = read_log_text(log_file)
+            records.append(log_file_row(log_file, {log_file.file_path: log_text.read_error}, started_at))
             text = (log_text.text or "").replace("\x00", "\\u0000")
             for line in split_lines(text, log_text.invalid_line_numbers):
                 batch.append((log_file.file_path, log_file.file_fingerprint, *line))

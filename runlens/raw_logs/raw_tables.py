@@ -85,6 +85,12 @@ def raw_schema(target_schema: str) -> str:
     return f"{target_schema}_raw"
 
 
+def log_file_row(log_file: LogFile, read_errors: dict[str, str], loaded_at: datetime) -> tuple:
+    """The log_files row of a file read now (read_errors: each file's read error, if it has one)."""
+    row = {**log_file._asdict(), "read_error": read_errors.get(log_file.file_path), "loaded_at": loaded_at}
+    return tuple(row[column] for column, _ in TABLES["log_files"])
+
+
 @dataclass(frozen=True)
 class ReadingPlan:
     """Which files a reading reads (new or changed, or all on a full reading) and which files'

@@ -14,14 +14,10 @@ from __future__ import annotations
 import zlib
 from typing import NamedTuple
 
-from runlens.raw_logs.listing import NOT_A_REGULAR_FILE, UNSTATABLE
+from runlens.raw_logs.listing import LogFile
 
 UTF8_CHECK_BYTES = 16 * 1024  # text_with_escaped_lines checks UTF-8 in chunks of about this size
 ESCAPES = {byte: f"\\x{byte:02X}" for byte in range(256) if not (0x20 <= byte < 0x7F and byte not in b"\"'\\")}
-UNREAD_REASONS = {
-    UNSTATABLE: "unreadable: cannot stat",
-    NOT_A_REGULAR_FILE: "unreadable: not a regular file",
-}
 
 
 class LogText(NamedTuple):
@@ -109,19 +105,19 @@ class LogBytes(NamedTuple):
     read_error: str | None
 
 
-def read_log_bytes(absolute_path: str, file_fingerprint: str) -> LogBytes:
+def read_log_bytes(log_file: LogFile) -> LogBytes:
     """The file's bytes as valid UTF-8, its invalid lines escaped, or why it could not be read."""
-    if file_fingerprint in UNREAD_REASONS:
-        return LogBytes(None, [], UNREAD_REASONS[file_fingerprint])
-    reader = read_gzip if absolute_path.endswith(".gz") else read_plain
-    content, error = reader(absolute_path)
+    if log_file.unread_reason is not None:
+        return LogBytes(None, [], log_file.unread_reason)
+    reader = read_gzip if log_file.is_gzip else read_plain
+    content, error = reader(log_file.absolute_path)
     if content is None:
         return LogBytes(None, [], error)
     data, invalid = text_with_escaped_lines(content)
     return LogBytes(data, invalid, error)
 
 
-def read_log_text(absolute_path: str, file_fingerprint: str) -> LogText:
+def read_log_text(log_file: LogFile) -> LogText:
     """The file's text with its invalid lines escaped, or why it could not be read."""
-    data, invalid, error = read_log_bytes(absolute_path, file_fingerprint)
+    data, invalid, error = read_log_bytes(log_file)
     return LogText(None if data is None else data.decode("utf-8"), invalid, error)

@@ -30,8 +30,8 @@ from runlens.raw_logs.as_of import pinned_as_of
 from runlens.raw_logs.folder_metadata import read_collections
 from runlens.raw_logs.handover import chunk_bytes, chunks
 from runlens.raw_logs.listing import WHAT_TO_DO, LogFile, RawFolderError, list_log_files
-from runlens.raw_logs.raw_tables import BLANKS, BOM, TABLES, ReadSummary, loaded_at_now, plan_reading
-from runlens.raw_logs.reading import UNREAD_REASONS, read_log_bytes
+from runlens.raw_logs.raw_tables import BLANKS, BOM, TABLES, ReadSummary, loaded_at_now, log_file_row, plan_reading
+from runlens.raw_logs.reading import read_log_bytes
 
 LARGEST_SPARK_BYTES = 64 * 1024 * 1024  # a larger file is read on the driver, a chunk at a time (memory)
 PYTHON_BATCH_BYTES = 256 * 1024 * 1024  # text read on the driver handed to Spark in one write
@@ -71,7 +71,7 @@ def utc(moment: datetime | None) -> datetime | None:
 def read_by_spark(log_file: LogFile) -> bool:
     """Whether Spark is given the file (it may still fail to read it: then the driver reads it)."""
     return (
-        log_file.file_fingerprint not in UNREAD_REASONS
+        log_file.unread_reason is None
         and 0 < (log_file.size_bytes or 0) <= LARGEST_SPARK_BYTES
         and ":" not in os.path.basename(log_file.absolute_path)
         and os.access(log_file.absolute_path, os.R_OK)
@@ -174,7 +174,7 @@ def driver_texts(files: list[LogFile], errors: dict[str, str], escaped: list) ->
     into escaped before its batch is given."""
     batch, held = [], 0
     for log_file in sorted(files, key=lambda log_file: log_file.file_path):
-        data, invalid, error = read_log_bytes(log_file.absolute_path, log_file.file_fingerprint)
+        data, invalid, error = read_log_bytes(log_file)
         if error is not None:
             errors[log_file.file_path] = error
         escaped += escaped_lines(log_file, data, invalid)
@@ -195,7 +195,7 @@ def write_lines(spark: SparkSession, table: str, listed: list[LogFile]) -> dict[
     escaped: list[tuple[str, int, str]] = []
     for log_file in native:  # read by Spark, not valid UTF-8: only its invalid lines are taken from here
         if valid.get(log_file.file_path) is False:
-            data, invalid, error = read_log_bytes(log_file.absolute_path, log_file.file_fingerprint)
+            data, invalid, error = read_log_bytes(log_file)
             if error is not None:
                 errors[log_file.file_path] = error
             escaped += escaped_lines(log_file, data, invalid)
@@ -231,7 +231,7 @@ def refresh(spark: SparkSession, raw_dir: str, database: str) -> ReadSummary:
 
     errors = write_lines(spark, f"{database}.log_lines", listed)
     records = [
-        (*log_file[:3], utc(log_file.modified_at), *log_file[4:], errors.get(log_file.file_path), utc(started_at))
+        log_file_row(log_file._replace(modified_at=utc(log_file.modified_at)), errors, utc(started_at))
         for log_file in listed
     ]
     rows = {

@@ -140,10 +140,7 @@ def test_a_file_gone_after_the_listing_has_only_its_read_error(tmp_path):
     (tmp_path / "gone.jsonl").unlink()
     (tmp_path / "now_a_folder.jsonl").unlink()
     (tmp_path / "now_a_folder.jsonl").mkdir()
-    texts = {
-        log_file.file_path: reading.read_log_text(log_file.absolute_path, log_file.file_fingerprint)
-        for log_file in log_files
-    }
+    texts = {log_file.file_path: reading.read_log_text(log_file) for log_file in log_files}
     assert texts == {
         "gone.jsonl": (None, [], "unreadable: No such file or directory"),
         "kept.jsonl": ("a\n\\xFF\n", [2], None),

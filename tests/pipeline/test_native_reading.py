@@ -90,7 +90,7 @@ def test_every_line_is_the_same_read_either_way(three_readings, way):
 
 def test_duckdb_reads_the_plain_files_and_python_the_rest(tmp_path):
     raw = raw_folder(tmp_path)
-    listed = {log_file.file_path: log_file._asdict() for log_file in list_log_files(str(raw))}
+    listed = {log_file.file_path: log_file for log_file in list_log_files(str(raw))}
     reads_natively = handover.native_reads({})
     native = {path for path, log_file in listed.items() if reads_natively(log_file)}
     # plain files DuckDB may read whole, valid UTF-8 or not (it decodes them; Python escapes only
