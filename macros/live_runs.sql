@@ -7,6 +7,13 @@
     {{ runs }}.status = 'incomplete' and {{ runs }}.collection is not null
 {%- endmacro %}
 
+{#- Filter on fct_runs (given as `runs`): the peers, the runs whose whole length and progress at
+    each marker the live runs are measured against (def_live_eta): analyzed runs of a collection,
+    measured by their event log. -#}
+{% macro is_peer_run(runs) -%}
+    {{ runs }}.is_analyzed and {{ runs }}.measurement_source = 'event_log' and {{ runs }}.collection is not null
+{%- endmacro %}
+
 {#- The order of a run's markers (int_run_marker_progress, given as `progress`) from the last it
     reached: a restart's run_start is no progress, so it is the last marker reached only when the
     run has no other. -#}

@@ -45,12 +45,12 @@ live_positions as (
 
 completed_runs as (
     select
-        run_id,
-        collection,
-        task,
-        active_seconds
+        runs.run_id,
+        runs.collection,
+        runs.task,
+        runs.active_seconds
     from runs
-    where is_analyzed and measurement_source = 'event_log' and collection is not null
+    where {{ runlens.is_peer_run('runs') }}
 ),
 
 completed_progress as (

@@ -64,14 +64,14 @@ last_markers as (
 ),
 
 completed_runs as (
-    -- the peers' whole runs: the completed event-log runs, as in int_marker_peer_statistics
+    -- the peers' whole runs (macros/live_runs.sql)
     select
-        run_id,
-        collection,
-        task,
-        active_seconds
+        runs.run_id,
+        runs.collection,
+        runs.task,
+        runs.active_seconds
     from runs
-    where is_analyzed and measurement_source = 'event_log' and collection is not null
+    where {{ runlens.is_peer_run('runs') }}
 ),
 
 longest_completed as (
