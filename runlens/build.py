@@ -2,35 +2,9 @@
 
     runlens build [--logs DIR] [--db PATH] [-v] [-- DBT BUILD OPTIONS]
 
-It runs `dbt build --exclude-resource-type unit_test` in this process (runlens.dbt_session): the
-models and every data test. The unit tests (fixed inputs, so the same result every time) run in
-the project's own tests (`make test` in a checkout).
-
-The build never writes the database that readers use. It copies the database (default
-runlens.duckdb in the current folder) to `<db>.next`, builds the copy (incremental models need the
-previous state), and only when dbt succeeds replaces the database with the copy in one atomic
-rename. So a report or an ad-hoc query during a build reads the previous build's marts, whole and
-consistent; a build killed at any moment leaves the previous database untouched (the next build
-removes the stale copy and starts again); and a second build started while one runs stops at once
-with a one-line message naming the lock file, instead of corrupting anything. A database that an
-earlier runlens built with other columns is built again whole (`--full-refresh`), with one line
-that says so.
-
-Before dbt starts, the raw folder (--logs, else RUNLENS_RAW_DIR, else the bundled sample; a
-relative path from the current folder) is checked as the build's own listing checks it
-(raw_logs/listing.py): a path that does not exist, is a file or cannot be read stops the build
-with one line (exit 2), as do a RUNLENS_AS_OF (or a folder's runlens_as_of.txt) that is no time
-(raw_logs/as_of.py) and a collections file that cannot be used (raw_logs/folder_metadata.py). A
-folder with no logs (*.jsonl, *.jsonl.gz) stops `runlens build` too, before dbt, with one line
-(exit 1, as `runlens import` with nothing to import): it names the other trackers' logs it found
-there, which `runlens profile` reads (runlens/importing.py found_logs), with that command. (`build()`
-itself, as `runlens watch` and `runlens profile` call it, builds empty marts of such a folder and
-says so in one line: a watched folder may get its logs later.) The bundled sample pins its own
-as-of time (data/sample/runlens_as_of.txt), so its live collection reads as the sweep in progress
-it was written as, whenever and however it is built.
-
-The build ends with a few lines read from the marts (runlens.build_summary); dbt's own log goes to
-a file in runlens' cache folder (runlens.project), or to the terminal with -v.
+It builds a copy of the database with dbt in this process and replaces the database with it only
+when dbt succeeds. What it checks before dbt starts, why a build cut short harms nothing, and what
+it prints: docs/internals.md, "The build".
 """
 
 from __future__ import annotations

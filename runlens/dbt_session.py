@@ -1,22 +1,8 @@
 """dbt in this process, parsed once (dbt's programmatic API, `dbt.cli.main.dbtRunner`).
 
-A DbtSession runs dbt commands on one dbt project in the process that holds it. The first command
-that needs the project parses it (`dbt parse`, partial when dbt's saved state allows) and the
-session hands the parsed manifest to every later command, which then pays for its nodes only, not
-for dbt's start-up and parse. The manifest is parsed again only when what it was parsed from
-changed: a file of the project, the target, profile or `--vars` given, or the value of an
-environment variable the project read while parsing (dbt records them in `manifest.env_vars`).
-The database and the raw folder are no such input: the dbt-duckdb plugin resolves RUNLENS_DB and
-RUNLENS_RAW_DIR when dbt connects (runlens/database.py), so a fresh process that builds another
-database keeps dbt's partial parse too.
-
-dbt writes its parse state, compiled SQL and log into the project's cache folder (project.py),
-which a session holds with a lock while it lives; another session of the same project (a second
-`runlens build`, a `runlens watch` beside it) then works in a private copy of that folder.
-
-dbt is not made for two commands at once in one process (its flags, its adapter registry and
-dbt-duckdb's connection are process-wide): a session runs one command at a time, and a process
-holds one session per project it builds. Concurrent builds need processes (tests/helpers/pipeline.py).
+A DbtSession runs dbt commands, one at a time, on one dbt project, and parses it again only when
+what it was parsed from changed. What counts as such a change, where dbt writes, and why a process
+holds one session per project: docs/internals.md, "The dbt session".
 """
 
 from __future__ import annotations

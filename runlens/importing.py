@@ -3,25 +3,8 @@ training code.
 
     runlens import PATH... --out RAW_DIR [--format auto|wandb|tensorboard|mlflow|text] [options]
 
-Reads W&B run folders (`wandb/run-*/run-<id>.wandb`, online or offline), TensorBoard event files
-(`events.out.tfevents.*`), MLflow tracking data (the `mlruns/` file store and the sqlite
-`mlflow.db`) and line-oriented text logs (fairseq style) below each PATH, and writes one JSONL file
-per run under RAW_DIR (`RAW_DIR/<format>/<run id>.jsonl`) in the input contract, each line saying
-where it came from and whether its time is exact. Input problems are
-listed in `RAW_DIR/_import_rejects.jsonl`. Importing a source again replaces the files an earlier
-import of it wrote (importers/runner.py). Then build the marts over RAW_DIR:
-
-    runlens build --logs RAW_DIR        (or `runlens profile PATH...`: import, build, report)
-
-TensorBoard and W&B need the importer extra: `pip install 'runlens[importers]'` (in a checkout:
-`pip install -r requirements-importers.txt`).
-
-`runlens build` over a folder of such logs (and no runlens logs) names what it found there
-(found_logs) and gives the `runlens profile` command, before dbt starts.
-
-Exit status: 0 when runs or rejects were written; 1 when the PATHs hold nothing to import (one
-line says what it looks for; nothing is written) or no run came out of what they hold; 2 on a
-mistake (a PATH that does not exist or cannot be read, an --out that is a file), said in one line.
+What it reads and writes, the importer extra it needs and its exit status: docs/importers.md,
+"`runlens import` as a whole"; each importer's mapping, field by field, is in the same page.
 """
 
 from __future__ import annotations

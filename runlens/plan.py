@@ -1,19 +1,7 @@
-"""dbt's plan of a build: every SQL statement dbt ran for it, node by node, in an order that keeps
-each node after the nodes it depends on, kept so that a later build in the same situation runs it
-again at the engine's pace (plan_runner.py) instead of walking dbt's nodes one by one.
+"""dbt's plan of a build: every SQL statement dbt ran for it, node by node, kept so that a later
+build in the same situation runs it again at the engine's pace (plan_runner.py).
 
-A plan is recorded from a real `dbt build` (Recorder: every statement dbt-duckdb sends, with the
-node dbt was running). No model's SQL is written anywhere but in the dbt project: a plan only
-holds what dbt compiled and ran. It serves a later build exactly when dbt would compile and run
-the same statements, which this module decides as dbt does:
-- the same project files (each file's size and modification time), dbt and adapter versions,
-  command line (vars, target, selection, --full-refresh), and the same values of the environment
-  variables dbt read while parsing the project (its manifest records them);
-- the same database state: the relations of the database with their columns and types (whether
-  an incremental model's table exists decides is_incremental(), its columns on_schema_change).
-Nothing of the data is in a plan: the reading's start time, the raw folder and the as-of time are
-read from the raw tables when the statements run (stg_build_context), and no macro of the project
-queries the database while dbt compiles.
+How a plan is recorded, and exactly when it serves a later build: docs/internals.md, "Plans".
 """
 
 from __future__ import annotations

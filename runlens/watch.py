@@ -2,24 +2,7 @@
 
     runlens watch [--logs DIR] [--db PATH] [--out DIR] [--interval S] [--settle S] [-v]
 
-Builds and renders once, then looks at the raw folder every --interval seconds (default 1): when a
-log file is added, changed or removed, it waits until the folder has been still for --settle
-seconds (default 2: a writer's burst of lines is one refresh, not many), refreshes the marts with
-the same crash-safe build as `runlens build` (runlens/build.py) in this process, whose dbt has
-parsed the project once (runlens.dbt_session: a refresh pays for its nodes only), and renders the
-index and the pages of the collections whose marts changed. A refresh prints one line when it starts
-(the files that changed, by name) and one when it ends (its figures). Ctrl-C or SIGTERM stops the
-watch at any moment (runlens/stopping.py: within 2 s, exit status 128 + the signal), with one line
-that says what state the database and the pages are in: a refresh cut short leaves the database
-as the last finished refresh left it (the build's copy and lock removed); cut short while
-rendering, the pages older than the database are named with the command that renders them.
-
-Which pages changed: for every mart with a `collection` column (runlens.mart_catalog), a hash of
-each collection's rows, before and after the refresh; a collection whose hash differs, or that is
-new, gets its page rendered again. The as-of time, which every build moves, is left out: only a
-live collection's page shows it, and its live marts change with it anyway. A failed refresh
-(dbt's errors are shown) leaves the database and the pages as they were, and the watch waits for
-the next change.
+When it refreshes, how it stops, and which pages it renders again: docs/internals.md, "The watch".
 """
 
 from __future__ import annotations

@@ -1,19 +1,7 @@
 """One MLflow run, whichever store it came from, -> a run of contract events.
 
-- run_start / run_end: MLflow's own start_time / end_time: exact.
-- status: FINISHED -> completed; FAILED or KILLED -> failed (`source_status` keeps MLflow's word);
-  RUNNING or SCHEDULED -> no run_end at all, so the run is incomplete, and the run_start line
-  says when it was last heard from (`last_heard_from`: its latest metric, or its start).
-  A FINISHED, FAILED or KILLED run without end_time ends at its last metric: approximate.
-- collection: the experiment's name; task: the tag, else the param, that `--task-key` names
-  (default `task`), else `unspecified`; config: the params.
-- train_start: where training began, from the first logged training metrics (scalars.py):
-  approximate; none for Keras autologging, which logs once an epoch ends.
-- epoch_end: from the changes of the epoch metric (`--epoch-metric`, default `epoch`), or for
-  Keras autologging from the per-epoch metrics: approximate.
-- checkpoint: checkpoint files among the run's artifacts, by modification time (approximate: an
-  artifact is a copy, uploaded at or after the save); else the evaluation metrics at the
-  checkpoint steps: approximate.
+The mapping, field by field (times, status, collection, task, config, markers, and how exact each
+is), is in docs/importers.md, "MLflow".
 """
 
 from __future__ import annotations

@@ -1,21 +1,7 @@
 """Markers from logged scalars: epoch ends and, where no checkpoint file exists, checkpoints.
 
-TensorBoard tags and MLflow metric keys are both series of (time, step, value) points, and the
-frameworks that write them follow conventions that tell where an epoch ended:
-
-- PyTorch Lightning logs an `epoch` scalar (the 0-based epoch in progress) with every log call,
-  and `<name>_epoch` metrics right after each epoch. It logs at step S-1 what happened after
-  global step S (so a checkpoint at step S has its metrics at S-1), and `ModelCheckpoint` with
-  `every_n_train_steps` saves before that step's validation.
-- The Hugging Face Trainer logs `epoch` (TensorBoard: `train/epoch`) as the fraction of epochs
-  done, e.g. 1.3333; it evaluates before it saves.
-- Keras logs `epoch_<metric>` summaries (MLflow autolog: the metrics with step = epoch index) when
-  an epoch ends.
-
-A session's train_start (where its training began) comes from its first logged training steps:
-the first one's time, moved back at the pace of the next over the steps before it.
-
-Every marker derived here is approximate; its `reason` says how it was found.
+Every marker derived here is approximate. The frameworks' conventions it reads, and how a
+session's train_start is found: docs/importers.md, "Markers from logged scalars".
 """
 
 from __future__ import annotations

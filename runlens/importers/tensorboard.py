@@ -1,25 +1,8 @@
 """TensorBoard event files (`events.out.tfevents.*`) -> runs of contract events.
 
-One run per folder of event files (Keras' `train/` and `validation/` folders are one run, their
-parent). Records are read with TensorBoard's own record reader and protobufs, the ones its
-`EventFileLoader` uses; that loader stops silently at a corrupt or truncated record, and an
-import must name such a record, so the reader is driven here directly.
-
-What TensorBoard can tell, and how exactly:
-
-- run_start: the first event's wall time (the writer's creation): approximate, set-up before it
-  is not seen; and one per resumed session: a later event file (a new writer process) that
-  begins after every earlier file ended and whose steps go back to or below steps already logged
-  (the training restarted from a checkpoint into the same folder), at its first event (an earlier
-  session ends at its last marker: nothing tells when its process died);
-- run_end: the last event's (or a later checkpoint file's) wall time: approximate, work after
-  the last logged scalar is not seen; TensorBoard keeps no run status, so the run is taken as
-  completed (said in the approximation);
-- train_start: where training began, from the first logged training scalars (scalars.py):
-  approximate; none for Keras, which logs once an epoch ends;
-- epoch_end: from the framework's epoch signals (see scalars.py): approximate;
-- checkpoint: checkpoint files beside the logs, by modification time: exact; without any, the
-  evaluation logs at the checkpoint steps: approximate.
+One run per folder of event files, read with TensorBoard's own record reader, driven here directly
+so that a corrupt or truncated record is named. What each event is made of, and how exact it is:
+docs/importers.md, "TensorBoard".
 """
 
 from __future__ import annotations

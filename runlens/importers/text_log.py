@@ -1,44 +1,8 @@
 """Line-oriented training logs (fairseq by default) -> one run per file.
 
-Each line that starts with a timestamp is read (the config dump: any line); the patterns below
-(Python regular expressions, each replaceable with `--text-pattern NAME=REGEX`) pick the markers
-out of it:
-
-| name           | default (fairseq)                                                     | gives            |
-|----------------|-----------------------------------------------------------------------|------------------|
-| `timestamp`    | `^(?P<ts>\\d{4}-\\d{2}-\\d{2}[ T]\\d{2}:\\d{2}:\\d{2}([.,]\\d+)?)`       | the line's time  |
-| `checkpoint`   | `[Ss]aved checkpoint \\S+ \\(epoch (?P<epoch>\\d+) @ (?P<step>\\d+) updates` | checkpoint       |
-| `epoch_end`    | `end of epoch (?P<epoch>\\d+)`                                         | epoch_end        |
-| `epoch_step`   | `epoch (?P<epoch>\\d+) @ (?P<step>\\d+) updates`                        | the epoch's step |
-| `train_start`  | `begin training epoch \\d+`                                            | train_start (the first) |
-| `restored`     | `[Ll]oaded checkpoint \\S+ \\(epoch \\d+ @ (?P<step>\\d+) updates`            | train_start's step |
-| `run_end`      | `done training`                                                       | run_end (completed) |
-| `task`         | `'task': \\{'_name': '(?P<task>[^']+)'`                                | the task         |
-| `config`       | `\\| fairseq_cli\\.train \\| (?P<config>Namespace\\(.*\\|\\{'.*)$`           | the run's config |
-| `save_seconds` | `[Ss]aved checkpoint .*\\(writing took (?P<seconds>NUMBER) seconds\\)`   | a save's time    |
-
-fairseq up to 0.10 writes `saved checkpoint` and prints its arguments as `Namespace(...)`; later
-versions write `Saved checkpoint` and print a config dict (which may hold a `Namespace(...)` under
-`model`). The first config dump is the run_start's `config`, read without evaluating anything
-(config_dump.py: literals typed as Python writes them, nested dicts kept nested; a value that is no
-literal is kept as its text and named in the run_start's `config_note`, as is anything unread).
-Without a dump the config is empty and `config_source` is absent. When no `task` line names the
-task, a string `config[<--task-key>]` does (fairseq 0.10's `task='translation'`).
-
-The first `train_start` line (fairseq: `begin training epoch 1`) is where training began, after
-the set-up; a `restored` line before it (fairseq: `Loaded checkpoint ... (epoch 3 @ 1200 updates)`)
-gives its step, the restored checkpoint's.
-
-The times the save lines state (`writing took N seconds`) become a `profile` event with one section,
-`checkpoint_save`: their sum. A profile needs a measured `wall_seconds`; this one is the span the
-log itself states, from its first timed line (the run_start) to the run_end line, `final`; without a
-run_end line, to its last timed line and `final: false` (a summary of an unfinished run, which stays
-incomplete). A log without save times gets no profile.
-
-Such logs carry local times without a zone: `--timezone` names it (an IANA name such as
-`Europe/Berlin`, or an offset such as `+02:00`). Without it the times are read as UTC and every
-event says so. Times with whole seconds only are approximate (to the second). A log without a
-`run_end` line gives a run without run_end (incomplete), last heard from at its last line.
+Each line that starts with a timestamp is read, and named patterns (each replaceable with
+`--text-pattern NAME=REGEX`) pick the markers out of it. The patterns and their fairseq defaults,
+the config dump, the profile of save times and the time zone: docs/importers.md, "Text logs".
 """
 
 from __future__ import annotations

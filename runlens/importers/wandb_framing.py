@@ -1,34 +1,8 @@
 """The framing of a W&B run file (`run-<id>.wandb`): LevelDB's log format, W&B's header and checksum.
 
-W&B writes a run's records (protobuf `Record`s, parsed in wandb_runs.py) into this framing, the
-log format of LevelDB (https://github.com/google/leveldb/blob/main/doc/log_format.md):
-
-    file   := header block*
-    header := ident ":W&B" (4 bytes), magic 0xBEE1 (uint16 LE), version 0 (uint8)     7 bytes
-    block  := chunk* zeros?           32 KiB each, counted from the file's first byte (so the
-                                      first block holds the header and 32761 bytes of chunks)
-    chunk  := checksum (uint32 LE), length (uint16 LE), type (uint8), data[length]
-    type   := FULL 1 | FIRST 2 | MIDDLE 3 | LAST 4
-
-A record is one FULL chunk, or a FIRST, any MIDDLEs and a LAST, in consecutive chunks; a chunk
-never crosses a block's end, and a block's last 1-6 bytes, too few for a chunk header, are zeros.
-The checksum covers the type byte and the data. LevelDB masks a CRC-32C there; W&B's writer puts
-the plain CRC-32 (IEEE 802.3, the one `zlib.crc32` computes, unmasked) — checked on files written
-by wandb 0.31, whose every chunk carries it.
-
-`RecordReader` reads a file block by block (a long run's file can be large) and yields its
-records. It stops at the first fault and keeps why in `fault`; the records before it count:
-
-- `unreadable_wandb_file`: the file cannot be read, is shorter than the header, or its header is
-  not W&B's (ident, magic, version);
-- `corrupt_record`: a checksum that does not match, an unknown chunk type, a length that runs past
-  its block, a chunk out of sequence (MIDDLE or LAST without a FIRST, FULL or FIRST inside a
-  record) or a zeroed chunk header inside a record;
-- `truncated_record`: the file ends inside a chunk or between the chunks of one record (the writer
-  was stopped mid-write, or is still writing).
-
-A zeroed chunk header between records is padding: the rest of its block is skipped, as LevelDB's
-own reader does. A file of the header alone holds no record, and is no fault here.
+`RecordReader` reads a file block by block and yields its records; it stops at the first fault
+and keeps why in `fault`. The format, byte by byte, and the faults: docs/importers.md,
+"W&B: the run file's framing".
 """
 
 from __future__ import annotations

@@ -1,29 +1,7 @@
 """One session of a W&B run: the records of one `run-<id>.wandb` file, kept as far as runlens needs them.
 
-Each record is parsed with W&B's own protobuf, `wandb.proto.wandb_internal_pb2.Record` (the
-importer extra pins wandb; this module is the only one that imports it, wandb_runs.py through it). What
-a session keeps, by record type (as wandb 0.31 writes them, offline or online):
-
-- `run`: id, project, group, job type, name, sweep, `start_time` (about 0.2 s after `wandb.init`
-  began), the runtime it resumed at, its config;
-- `environment`: `started_at` (when `wandb.init` began, 10-20 ms after it was called), the
-  training's folder (`root`), CPU and GPU counts and the GPU type (absent when W&B's system
-  metadata is off);
-- `config`: later updates and removals of the config (Lightning's hyperparameters come so);
-- `metric`: the step metric that `define_metric("*", step_metric=...)` names (Lightning's
-  `trainer/global_step`, the HF Trainer's `train/global_step`);
-- `history`: each row's time (`_timestamp`), `_step`, the step metric's value and the numeric
-  values of the keys the caller wants (a long run logs millions of values: only those that can
-  make a marker are kept);
-- `stats`, `output`, `output_raw`: only their timestamps (system metrics, console lines);
-- `artifact`: model checkpoints logged as artifacts (type `model` or `checkpoint`) whose step a
-  name tells: the `original_filename` Lightning notes (`epoch=0-step=4.ckpt`), an alias
-  `checkpoint_global_step_S` (the HF Trainer) or `step_S`, a file such as `step_S.pt`, or a
-  `step` in the metadata. An artifact record has no time: its place among the timed records is
-  kept (the latest time before it, the first after it);
-- `exit`: the exit code and the runtime in whole seconds (no timestamp).
-
-Every other record type (summary, telemetry, files, header, final, ...) is passed over.
+Each record is parsed with W&B's own protobuf; this module is the only one that imports it. What a
+session keeps, record type by record type: docs/importers.md, "W&B: the records of one session".
 """
 
 from __future__ import annotations

@@ -1,36 +1,8 @@
 """W&B run files -> runs of contract events: one run per W&B run id, its sessions joined.
 
-The sessions of a run are its `run-<id>.wandb` files (a run resumed with the same id has one
-per resume: wandb_files.py), read by wandb_records.py and ordered by their start. They are joined
-by id alone: every run record says `resume: true` when `resume="allow"` was passed (Lightning's
-WandbLogger always passes it), resumed or not. What each run gives, and how exactly:
-
-- run_start, one per session: W&B's `started_at` (when `wandb.init` began; an online run's
-  `wandb-metadata.json` `startedAt` when the stream has none): exact. Without it the run
-  record's start_time (about 0.2 s later) or the first timed record stands in: approximate.
-- run_end: the exit record's exit code gives the status (0: completed, else failed). It has no
-  time, so the end is the later of the session's last timed record (history row, console line,
-  system-stats sample) and its start_time plus the exit record's runtime (whole seconds, cut
-  down: the end lies up to 1 s later): approximate. A session with no exit record (still
-  running, or killed) gives no run_end: the run is incomplete, last heard from at its last
-  timed record. An earlier session's end is written too; runlens reads a later run_start as a
-  restart, and the time between as downtime.
-- collection: the W&B project, with the group (`project/group`) or else the sweep
-  (`project/sweep-<id>`) when there is one; task: `--task`, else the config key that
-  `--task-key` names (default `task`), else the job type, else the run's name, else
-  `unspecified`; config: the run's config without W&B's `_wandb` (an online run's config.yaml
-  fills keys the stream lacks); resources: the GPU count and type of W&B's environment record
-  (or metadata file).
-- train_start, one per session: where its training began, from its first logged training steps
-  (scalars.py): approximate; without a step, so runlens infers the checkpoint a resume restored.
-- epoch_end: from the history the way scalars.py reads any scalar series, each with the
-  framework's convention: Lightning (WandbLogger: step `trainer/global_step`), the HF Trainer
-  (`train/epoch`, step `train/global_step`), Keras (WandbMetricsLogger's `epoch/epoch`, logged
-  as each epoch ends), or a plain loop's `epoch` (the epoch in progress, or a count of epochs
-  done; its epoch ends carry no step, since a loop's step convention is unknown): approximate.
-- checkpoint: checkpoint files of the run (wandb_files.checkpoint_folders), by modification
-  time: exact; else the checkpoints logged as artifacts, timed by their place among the timed
-  records: approximate; else the evaluations at the checkpoint steps: approximate.
+The sessions are read by wandb_records.py and joined by run id alone. The mapping, field by field
+(run_start, run_end, collection, task, config, markers, and how exact each is), is in
+docs/importers.md, "W&B: runs".
 """
 
 from __future__ import annotations

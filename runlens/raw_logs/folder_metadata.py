@@ -1,18 +1,8 @@
 """What a folder of logs says about itself, beside its logs (input_contract.md, "Folder metadata").
 
-Two optional files at the top of the raw folder:
-
-- `runlens_collections.csv`: the collections (sweeps) its logs belong to, with a title, the
-  baseline each is compared with and links to its design and results pages. Columns: `collection`
-  (required), `title`, `baseline_collection`, `design_url`, `results_url` (any of them may be
-  missing or empty). `RUNLENS_COLLECTIONS` points at such a file elsewhere. Without one, every
-  collection the logs name is still analyzed, just without a title or a baseline.
-- `runlens_as_of.txt`: one ISO 8601 time, the instant a frozen copy of logs is judged as of (the
-  live-run figures; as_of.py). `RUNLENS_AS_OF` (or the dbt var `as_of`) wins over it.
-
-Both are read when the build runs, by the reader of the build's engine (raw_tables.py), never
-when dbt parses the project. A file that cannot be used raises MetadataError, one
-line that says what to do.
+Reads the two optional files at the top of the raw folder, `runlens_collections.csv` and
+`runlens_as_of.txt`; a file that cannot be used raises MetadataError. Their columns, what wins over
+them and when they are read: docs/internals.md, "Folder metadata".
 """
 
 from __future__ import annotations

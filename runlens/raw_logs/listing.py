@@ -1,18 +1,7 @@
 """Which files below the raw folder are logs, and each one's identity (its fingerprint).
 
-A log file ends in `.jsonl` or `.jsonl.gz`; names starting with `_` or `.` are not logs, nor is
-anything below a folder so named (the importer's `_import_rejects.jsonl`, editors' and writers'
-hidden temporary files); symlinked folders are not followed. A file's identity for incremental
-loading (its fingerprint) is `<size>:<mtime in ns>`: a build reads a file again exactly when it
-changes. A file that cannot be stat'ed, or is no regular file, has an unread reason instead; its
-fingerprint is then the constant of that case, so it is read again once it can be.
-
-The raw folder itself is checked here, and only here (runlens/build.py before dbt starts, the
-dbt-duckdb plugin when a build lists it, the PostgreSQL loader): a path that does not exist, is no
-folder or cannot be read raises RawFolderError, whose message is one line that says what to do:
-set RUNLENS_RAW_DIR (how dbt and the scripts are given the folder), or give --logs (`given_as`,
-when the runlens command was given it so). A folder with no logs in it is no error here: dbt makes
-empty marts of it (no_logs_note says so); `runlens build` stops before dbt (runlens/build.py).
+The raw folder itself is checked here, and only here (RawFolderError). The rules, and who calls the
+check: docs/internals.md, "Which files are logs".
 """
 
 from __future__ import annotations

@@ -1,30 +1,8 @@
 """The raw tables: what the reader of each engine writes and staging selects from (the source
 `runlens_raw`, models/staging/_runlens_raw__sources.yml), the same on every engine.
 
-- `log_files`: one row per log file below the raw folder now (listing.py), with the error that
-  kept it from being read in full, and when it was read (`loaded_at`).
-- `log_lines`: one row per physical line of those files (the line rules below), its text with an
-  invalid UTF-8 line in its escaped form (reading.py).
-- `collections`: the rows of the folder's collections file (folder_metadata.py).
-- `build_context`: one row: the raw folder, when this reading began (`build_started_at`, the
-  time every row a build writes carries), the pinned as-of time (as_of.py), if any, and, when the
-  folder or its metadata could not be used, the one line that says what to do (`reading_error`:
-  stg_build_context then stops the build with it; the other tables are left as they were).
-- `last_build`: what the last `runlens build` that finished over these tables was compiled from
-  (runlens/dbt_build.py); every reading empties it, and that build writes it when it succeeds, so
-  a build of the same project over a folder that has not changed can tell there is nothing to do;
-  and how many plan refreshes since DuckDB last compacted the tables (runlens/dbt_build.py,
-  VACUUM_EVERY).
-
-Reading is incremental by file: a file whose fingerprint (`<size>:<mtime in ns>`) is unchanged is
-not read again, a new or changed file is read whole, a removed one's rows leave (plan_reading).
-
-The line rules (input_contract.md, "Lines"), which each engine's reader states in its own SQL
-and `split_lines` states here for the loaders that split in Python and for the tests:
-- a file's text is split on LF; the empty piece after a final LF is not a line;
-- a valid UTF-8 line loses one trailing CR, and line 1 its leading byte order marks;
-- a valid line of only space, tab, VT, FF and CR is blank;
-- an invalid line's text is its escaped form, as it is.
+`split_lines` states the line rules here. Each table's rows, the incremental reading and the line
+rules: docs/internals.md, "The raw tables".
 """
 
 from __future__ import annotations

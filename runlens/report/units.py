@@ -1,29 +1,7 @@
 """Figures as a reader reads them: a unit that fits the magnitude, digits that tell neighbours apart.
 
-The marts hold durations in seconds, shares as fractions and comparisons as speedups (baseline
-over collection); this module only formats them (standard library only). The rules, documented in
-rules.md ("Units and precision"):
-
-- A duration is shown in seconds below 2 min, in minutes below 1 h, in hours below 72 h, else in
-  days (`UNIT_LIMITS`). A figure alone takes the unit of its own size; the figures of one column,
-  or of one sentence that compares them, share one unit (`column_unit`): minutes when one of them
-  is under an hour (seconds when all are under 2 min), else the smallest's. Nothing under an hour
-  reads in hours (a column of 48 min to 2 h reads 48.4 min ... 118.2 min, never 0.807 h).
-- Whole-run wall times take one unit per page (`WallTimes`), three significant digits each, so
-  that the same figure reads the same in every sentence and table.
-- Digits: each figure to three significant digits (92.5 s, 13.6 min, 118 min, 2.48 h; at most
-  `MAX_DECIMALS` decimals), so that the same figure in the same unit reads the same in every
-  table and sentence; a column takes up to EXTRA_DECIMALS more while two of its figures that
-  differ by more than 0.5% would otherwise print the same (88.5 s against 88.0 s, never two
-  1.5 min). A figure that is not 0 but would print as 0 prints `< 0.001` with its unit.
-- A share prints as a percentage with one decimal (two significant digits below 1%: 0.095%, at
-  most `MAX_DECIMALS` decimals: `< 0.001%` below), and more while two shares that differ by more
-  than 0.5% would print the same. Exactly 0 prints as `0%`, and a duration of exactly 0 as `0`
-  with its column's unit.
-- A speedup s (baseline over collection) prints as the factor of the slower side over the faster
-  with the word: `8.26x faster` (s = 8.26), `1.33x slower` (s = 0.75): one convention on every page.
-
-None, NaN and infinities print `n/a`; a figure that rounds to zero carries no sign.
+This module only formats the marts' figures (standard library only). The rules: rules.md ("Units
+and precision"); this module's own statement of them is in docs/internals.md, "Report units".
 """
 
 from __future__ import annotations
