@@ -4,7 +4,7 @@
 {% macro goodput_buckets() -%}
     {{ return([
         'productive', 'start_up', 'checkpoint_restore', 'checkpoint_save', 'evaluation', 'data_loading',
-        'rank_waiting', 'down', 'redone', 'final_tail', 'unattributed'
+        'rank_waiting', 'down', 'redone', 'lost', 'silent', 'final_tail', 'unattributed'
     ]) }}
 {%- endmacro %}
 
@@ -83,7 +83,10 @@
             {%- elif bucket == 'redone' %}
             count(case when inferred_restores > 0 then 1 end) as runs_unmeasured,
             cast(null as {{ double }}) as unmeasured_seconds
-            {%- elif bucket in ['productive'] + runlens.goodput_section_bucket_names() %}
+            {%- elif bucket == 'final_tail' %}
+            count(case when not is_final_tail_measured then 1 end) as runs_unmeasured,
+            cast(null as {{ double }}) as unmeasured_seconds
+            {%- elif bucket in ['productive', 'unattributed'] + runlens.goodput_section_bucket_names() %}
             count(case when not has_training_sections then 1 end) as runs_unmeasured,
             {{ runlens.whole_microseconds('sum(case when has_training_sections then 0 else productive_seconds end)') }}
                 as unmeasured_seconds
@@ -188,19 +191,22 @@ sections as (
 
 {#- The CTEs that carve the sections and the wait for the slowest rank from what the timeline
     leaves (def_goodput), ending in `carved_to_productive`: `measured` gives wall_seconds,
-    start_up_total_seconds, redone_seconds, down_seconds, final_tail_seconds, the sections'
+    start_up_total_seconds, redone_seconds, lost_seconds, silent_seconds, down_seconds,
+    final_tail_seconds, the sections'
     seconds (restore_section_seconds, save_section_seconds, evaluation_section_seconds,
     data_loading_section_seconds, training_section_seconds), has_training_sections and
     rank_waiting_measured_seconds; each carved bucket takes at most what is left, in this order. -#}
 {% macro goodput_carving_ctes(measured) -%}
 training_time as (
-    -- what the timeline leaves: the sessions' training time, less redone progress and the tail;
+    -- what the timeline leaves: the sessions' training time, less redone and lost progress, a
+    -- stalled run's silence and the tail;
     -- a restore timed as a section happened before training began: it is start-up time
     select
         *,
         least(restore_section_seconds, start_up_total_seconds) as checkpoint_restore_seconds,
         {{ runlens.whole_microseconds(
-            'wall_seconds - start_up_total_seconds - redone_seconds - down_seconds - final_tail_seconds'
+            'wall_seconds - start_up_total_seconds - redone_seconds - lost_seconds - silent_seconds'
+            ~ ' - down_seconds - final_tail_seconds'
         ) }} as training_time_seconds
     from {{ measured }}
 ),
@@ -260,6 +266,8 @@ productive_seconds,
         rank_waiting_seconds,
         down_seconds,
         redone_seconds,
+        lost_seconds,
+        silent_seconds,
         final_tail_seconds,
         {{ runlens.whole_microseconds('left_seconds - productive_seconds') }} as unattributed_seconds,
         case when wall_seconds > 0 then productive_seconds / wall_seconds end as goodput

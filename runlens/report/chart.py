@@ -38,6 +38,8 @@ GOODPUT_COLOURS = {
     "rank_waiting": "#CCB974",
     "down": "#C44E52",
     "redone": "#DD8452",
+    "lost": "#8B2E2E",
+    "silent": "#B0A8C8",
     "final_tail": "#8C8C8C",
     "unattributed": "#D0D0D0",
 }

@@ -63,11 +63,12 @@ PROFILE_READS = {
     "rank_waiting": MartRead("agg_collection_rank_waiting"),
     "goodput": MartRead("agg_collection_goodput", order_by="bucket_order"),
     "task_goodput": MartRead("agg_task_goodput", order_by="task, bucket_order"),
-    # the buckets either side spent time in, the one that moved most first
+    # the buckets either side spent time in, the one that moved most first; a bucket one side could
+    # not measure did not move (share_change NULL): after those that did
     "goodput_comparison": MartRead(
         "cmp_collection_goodput",
         "seconds_per_run > 0 or baseline_seconds_per_run > 0",
-        "abs(share_change) desc, bucket_order",
+        "abs(share_change) desc nulls last, bucket_order",
     ),
 }
 # the parts of a page that are one row (None when the mart has none for the collection)

@@ -250,6 +250,7 @@ def goodput_unmeasured(profile: CollectionProfile) -> list[Finding]:
         ("start_up", "start_up_unmeasured"),
         ("productive", "sections_unmeasured"),
         ("redone", "restores_inferred"),
+        ("final_tail", "final_tail_unmeasured"),
     ):
         bucket = buckets.get(name)
         if bucket is not None and bucket.runs_unmeasured:

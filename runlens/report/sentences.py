@@ -249,7 +249,13 @@ def goodput_unmeasured(findings: Findings) -> list[str]:
             lines.append(
                 f"Start-up is not measured in {runs} of {of}: no `train_start` says where training began, so it is"
                 f" counted as training time, in at most {units.duration(finding.figures['seconds'])} (each such"
-                " session's run_start to its first marker)."
+                " session's run_start to its first marker, within the time no measured section took)."
+            )
+        elif finding.key == "final_tail_unmeasured":
+            lines.append(
+                f"The final tail is not measured in {runs} of {of}: without an `epoch_end` and a measured"
+                " `run_end` (an importer's stand-in is none; a live run has none yet), a tail after training, if"
+                " any, is counted as training time."
             )
         elif finding.key == "sections_unmeasured":
             lines.append(
@@ -258,7 +264,7 @@ def goodput_unmeasured(findings: Findings) -> list[str]:
                 f" {units.duration(finding.figures['seconds'])} of productive time is an upper bound that may hold"
                 " them."
             )
-        else:
+        elif finding.key == "restores_inferred":
             lines.append(
                 f"The checkpoint a resume went back to is inferred in {runs} of {of}: no `train_start` named its"
                 " step, so redone training there counts from the latest checkpoint before each restart, and is"

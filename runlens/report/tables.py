@@ -455,19 +455,34 @@ def goodput_tasks_table(profile: CollectionProfile) -> Table:
     return table(columns)
 
 
+NOT_MEASURED = "not measured"
+
+
 def goodput_comparison_table(profile: CollectionProfile) -> Table:
+    """Each bucket on both sides; a side that could not measure a bucket says so (its 0% or its
+    upper bound is no figure to compare), and the bucket has no change."""
     rows = profile.goodput_comparison
     here, there = units.duration_columns(
         [row.seconds_per_run for row in rows], [row.baseline_seconds_per_run for row in rows]
     )
+
+    def measured(texts: list[str], flags: list[bool]) -> list[str]:
+        return [text if flag else NOT_MEASURED for text, flag in zip(texts, flags, strict=True)]
+
+    own, baseline = [row.is_measured for row in rows], [row.is_baseline_measured for row in rows]
+    both = [a and b for a, b in zip(own, baseline, strict=True)]
     return table(
         [
             ("bucket", False, [GOODPUT_COLUMNS[row.bucket] for row in rows]),
-            ("share here", True, units.percent_column([row.share_of_wall for row in rows])),
-            ("share in the baseline", True, units.percent_column([row.baseline_share_of_wall for row in rows])),
-            ("change", True, units.points_column([row.share_change for row in rows])),
-            ("per run here", True, here),
-            ("per run in the baseline", True, there),
+            ("share here", True, measured(units.percent_column([row.share_of_wall for row in rows]), own)),
+            (
+                "share in the baseline",
+                True,
+                measured(units.percent_column([row.baseline_share_of_wall for row in rows]), baseline),
+            ),
+            ("change", True, measured(units.points_column([row.share_change for row in rows]), both)),
+            ("per run here", True, measured(here, own)),
+            ("per run in the baseline", True, measured(there, baseline)),
         ]
     )
 

@@ -50,7 +50,7 @@ def timeline_png(segments: list[Row], as_of: datetime | None) -> bytes:
             start = seconds_after(origin, segment.started_at) / per_unit
             end = seconds_after(origin, segment.ended_at) / per_unit
             axes.barh(row, end - start, left=start, height=0.6, color=colours[segment.task])
-            if segment.is_open:
+            if segment.is_open and segment.live_status == "running":
                 axes.plot(end, row, marker=">", color="black", markersize=5)
         for run_id, row in rows.items():
             last = [segment for segment in segments if segment.run_id == run_id][-1]
@@ -68,7 +68,7 @@ def timeline_png(segments: list[Row], as_of: datetime | None) -> bytes:
             mark
             for mark, shown in (
                 ("dashed: the as-of time", as_of is not None),
-                ("> running", any(segment.is_open for segment in segments)),
+                ("> running", any(segment.is_open and segment.live_status == "running" for segment in segments)),
                 ("red x stalled", "stalled" in states),
                 ("grey x abandoned", "abandoned" in states),
             )

@@ -38,7 +38,7 @@ PART_WORDS = {
     "other": "outside those (after the last marker, or a run without markers)",
 }
 # the goodput buckets (def_goodput in models/marts/goodput/_goodput__docs.md); `restarts` is down
-# and redone together, what the restarts cost
+# and redone together, what the restarts cost (lost work is no restart's)
 GOODPUT_WORDS = {
     "productive": "productive training",
     "start_up": "start-up",
@@ -48,7 +48,9 @@ GOODPUT_WORDS = {
     "data_loading": "data loading",
     "rank_waiting": "waiting for the slowest rank",
     "down": "down between sessions",
-    "redone": "redone after a disruption",
+    "redone": "redone after a restart",
+    "lost": "lost by runs that failed or were abandoned",
+    "silent": "silent in stalled runs",
     "final_tail": "the final tail",
     "unattributed": "unattributed",
     "restarts": "disruptions",
@@ -64,6 +66,8 @@ GOODPUT_COLUMNS = {
     "rank_waiting": "rank waiting",
     "down": "down",
     "redone": "redone",
+    "lost": "lost",
+    "silent": "silent",
     "final_tail": "final tail",
     "unattributed": "unattributed",
 }

@@ -14,20 +14,28 @@ goodput-a; times are seconds after the run's start):
   60, restore 50. Training time 4500 - 250 - 400 - 500 - 300 = 3050: save 120, evaluation 80, data
   loading 60, productive 2000, unattributed 790.
 - `failed` (task failed, 1 GPU): train_start 30 from step 0, checkpoint 50 at 500, run_end
-  `failed: RuntimeError` at 800: start-up 30, redone 300 (after the last checkpoint), productive
-  470 (no sections: all the rest).
+  `failed: RuntimeError` at 800, never resumed: start-up 30, lost 300 (after the last checkpoint:
+  nothing redid it), productive 470 (no sections: all the rest).
 - `ranks` (task ranks, 4 GPUs): 2 ranks start at 0; train_start at 10 (rank 0) and 20 (rank 1):
   start-up 20 (training begins at its last rank); rank 1 reaches checkpoints 10 and 20 30 s after
   rank 0 (100/130, 230/260): 60 s lost to the slowest rank; run_end at 300: productive 220.
 - `live` (task live, 1 GPU): starts 1000 s before the as-of time (2025-03-10T12:00:00Z),
   train_start at 40, checkpoint at 500, still running: wall 1000, start-up 40, productive 960.
 - `gone` (task gone, 1 GPU): train_start 10, checkpoints at 100 and 200, a last profile at 260,
-  then silence for nine days: abandoned; redone 60 (after its last checkpoint), productive 190.
+  then silence for nine days: abandoned, its time ends at its last event; lost 60 (after its last
+  checkpoint), productive 190.
+- `stalled` (task stalled, 1 GPU): starts 4300 s before the as-of time, train_start at 20,
+  checkpoints at step 50 (500) and step 100 (1000), then silent for 3300 s: past the stall
+  threshold (its task has no completed run, so its peers are the collection's: 3 times the 1000 s
+  that `resume` took from step 100 to step 200, 3000 s) and short of the abandon threshold (the
+  longest completed run of the collection, `resume`'s 3600 active seconds: 4500 less the 900 s
+  from its last marker before the crash to the restart): stalled, its time runs to the as-of time:
+  wall 4300, start-up 20, productive 980, silent 3300.
 - `inferred` (task inferred, 1 GPU, no train_start): checkpoints 10 (100) and 20 (200), epoch_end
-  at 250, a crash, run_start at 400, checkpoint 30 at 600, run_end at 700: the restore is inferred
-  (the latest checkpoint, 200), so redone 50 and down 150; start-up unmeasured (0, two sessions);
-  the final tail after the epoch_end at 250 is the kept training after it, 400 to 700: 300;
-  productive 700 - 150 - 50 - 300 = 200.
+  at 250 (step 25), a crash, run_start at 400, checkpoint 30 at 600, run_end at 700: the restore is
+  inferred (the latest checkpoint, 200), so redone 50 and down 150; start-up unmeasured (0, two
+  sessions); checkpoint 30 saved a step past the last epoch_end's 25, so training went on after
+  it: no final tail; productive 700 - 150 - 50 = 500.
 """
 
 from __future__ import annotations
@@ -51,6 +59,8 @@ BUCKETS = (
     "rank_waiting",
     "down",
     "redone",
+    "lost",
+    "silent",
     "final_tail",
     "unattributed",
 )
@@ -160,6 +170,19 @@ def gone() -> list[str]:
     )
 
 
+def stalled() -> list[str]:
+    return run_lines(
+        "stalled",
+        AS_OF - timedelta(seconds=4300),
+        [
+            (0, "run_start", starts("stalled", 1)),
+            (20, "train_start", {"step": 0}),
+            (500, "checkpoint", {"step": 50}),
+            (1000, "checkpoint", {"step": 100}),
+        ],
+    )
+
+
 def inferred() -> list[str]:
     return run_lines(
         "inferred",
@@ -183,6 +206,7 @@ def files() -> dict[str, list[str]]:
         "ranks.jsonl": ranks(),
         "live.jsonl": live(),
         "gone.jsonl": gone(),
+        "stalled.jsonl": stalled(),
         "inferred.jsonl": inferred(),
     }
 

@@ -310,7 +310,7 @@ def live_runs(lines: dict[str, Timeline], as_of: datetime) -> dict[str, LiveRun]
             ]
             if status == "running":
                 remaining = tuple(max(percentile(needed, p) * pace - since, 0.0) for p in (0.25, 0.5, 0.75))
-        end = as_of if status == "running" else line.last_event_at
+        end = as_of if status in ("running", "stalled") else line.last_event_at
         running = sum(b - a for a, b in stretches(line, end)) if line.markers else 0.0
         found[line.run_id] = LiveRun(
             line.run_id, status, label, silent, threshold, abandon, peer_set, len(chosen), pace, remaining, running
@@ -332,15 +332,15 @@ def stretches(line: Timeline, end: datetime) -> list[tuple[float, float]]:
 def collection_stretches(
     lines: dict[str, Timeline], live: dict[str, LiveRun], as_of: datetime, collection: str
 ) -> dict[str, list[tuple[float, float]]]:
-    """Each run's stretches: to its final run_end, to the as-of time while it runs, else (stalled,
-    abandoned, or measured by the profiler) to its last event."""
+    """Each run's stretches: to its final run_end, to the as-of time while it runs or is stalled
+    (it may come back), else (abandoned, or measured by the profiler) to its last event."""
     found = {}
     for line in lines.values():
         if line.collection != collection:
             continue
         if line.ended_at is not None:
             end = line.ended_at
-        elif line.run_id in live and live[line.run_id].live_status == "running":
+        elif line.run_id in live and live[line.run_id].live_status in ("running", "stalled"):
             end = as_of
         else:
             end = line.last_event_at
@@ -361,17 +361,21 @@ def concurrency(all_stretches: list[tuple[float, float]]) -> tuple[float, float,
 
 def goodput_timeline(line: Timeline, events: list[dict], live: dict[str, LiveRun], as_of: datetime) -> dict:
     """The goodput buckets a run's sessions give on their own (def_goodput), from its raw events:
-    wall, down, redone and final_tail seconds, for logs without train_start (training begins at
-    each run_start, so start-up is 0). A session ends at its last event before the next run_start;
-    a disruption goes back to the latest checkpoint before it (the run's start without one)."""
+    wall, down, redone, lost, silent and final_tail seconds, for logs without train_start (training
+    begins at each run_start, so start-up is 0). A session ends at its last event before the next
+    run_start; a disruption goes back to the latest checkpoint before it (the run's start without
+    one): a restart's makes the training after it redone, a failed or abandoned run's end makes it
+    lost. A stalled run's time runs on to the as-of time, silent after its last event. A final tail
+    needs a run_end that is no stand-in and no checkpoint of a later step after the last epoch_end."""
     run_events = sorted((e for e in events if e["run_id"] == line.run_id), key=lambda e: e["_at"])
     starts = [at for event, _, at, _ in line.markers if event == "run_start"]
     checkpoints = [at for event, _, at, _ in line.markers if event == "checkpoint"]
     epoch_ends = [at for event, _, at, _ in line.markers if event == "epoch_end"]
     state = live.get(line.run_id)
+    stalled = state is not None and state.live_status == "stalled"
     if line.ended_at is not None:
         end = line.ended_at
-    elif state is not None and state.live_status == "running":
+    elif state is not None and state.live_status in ("running", "stalled"):
         end = max(as_of, line.last_event_at)
     else:
         end = line.last_event_at
@@ -380,24 +384,39 @@ def goodput_timeline(line: Timeline, events: list[dict], live: dict[str, LiveRun
         following = starts[index + 1] if index + 1 < len(starts) else None
         if following is None:
             session_end = end
+            active_end = line.last_event_at if stalled else end
             disrupted = line.status == "failed" or (state is not None and state.live_status == "abandoned")
         else:
-            session_end = max(e["_at"] for e in run_events if start <= e["_at"] < following)
+            session_end = active_end = max(e["_at"] for e in run_events if start <= e["_at"] < following)
             disrupted = True
         # a checkpoint before the restart; for the run's end, one at the end itself is kept too
         kept_checkpoints = [at for at in checkpoints if (at < following if following else at <= end)]
         restored = (max(kept_checkpoints) if kept_checkpoints else starts[0]) if disrupted else None
-        sessions.append((start, session_end, following, restored))
-    buckets = {"wall": seconds(starts[0], end), "down": 0.0, "redone": 0.0, "final_tail": 0.0}
-    for index, (start, session_end, following, _) in enumerate(sessions):
-        restores = [restored for _, _, _, restored in sessions[index:] if restored is not None]
-        kept_until = session_end
-        if restores and min(restores) < session_end:
+        sessions.append((start, session_end, active_end, following, restored))
+    has_tail = line.ended_at is not None and bool(epoch_ends)
+    if has_tail:
+        last_epoch_end = max((e for e in run_events if e["event"] == "epoch_end"), key=lambda e: e["_at"])
+        run_end = max((e for e in run_events if e["event"] == "run_end"), key=lambda e: e["_at"])
+        later_steps = [
+            e
+            for e in run_events
+            if e["event"] == "checkpoint"
+            and e["_at"] > last_epoch_end["_at"]
+            and (e.get("step") is None or last_epoch_end.get("step") is None or e["step"] > last_epoch_end["step"])
+        ]
+        has_tail = not later_steps and run_end.get("is_approximate") is not True
+    buckets = {"wall": seconds(starts[0], end), "down": 0.0, "redone": 0.0, "lost": 0.0, "silent": 0.0}
+    buckets["final_tail"] = 0.0
+    for index, (start, session_end, active_end, following, _) in enumerate(sessions):
+        restores = [restored for _, _, _, _, restored in sessions[index:] if restored is not None]
+        kept_until = active_end
+        if restores and min(restores) < active_end:
             kept_until = max(start, min(restores))
-            buckets["redone"] += seconds(kept_until, session_end)
+            buckets["redone" if following is not None else "lost"] += seconds(kept_until, active_end)
+        buckets["silent"] += seconds(active_end, session_end)
         if following is not None:
             buckets["down"] += seconds(session_end, following)
-        if line.ended_at is not None and epoch_ends and max(epoch_ends) < kept_until:
+        if has_tail and max(epoch_ends) < kept_until:
             buckets["final_tail"] += seconds(max(start, max(epoch_ends)), kept_until)
     return buckets
 

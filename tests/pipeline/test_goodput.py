@@ -37,13 +37,17 @@ PLANTED = {
             "unattributed": 790,
         },
     ),
-    "failed": (800, {"productive": 470, "start_up": 30, "redone": 300}),
+    # never resumed: the training after its last checkpoint is lost, not redone
+    "failed": (800, {"productive": 470, "start_up": 30, "lost": 300}),
     "ranks": (300, {"productive": 220, "start_up": 20, "rank_waiting": 60}),
     "live": (1000, {"productive": 960, "start_up": 40}),
-    "gone": (260, {"productive": 190, "start_up": 10, "redone": 60}),
-    "inferred": (700, {"productive": 200, "down": 150, "redone": 50, "final_tail": 300}),
+    "gone": (260, {"productive": 190, "start_up": 10, "lost": 60}),
+    # the silence of a stalled run to the as-of time is in a bucket
+    "stalled": (4300, {"productive": 980, "start_up": 20, "silent": 3300}),
+    # training went on past the last epoch_end (checkpoint 30 after epoch_end 25): no final tail
+    "inferred": (700, {"productive": 500, "down": 150, "redone": 50}),
 }
-GPUS = {"resume": 2, "failed": 1, "ranks": 4, "live": 1, "gone": 1, "inferred": 1}
+GPUS = {"resume": 2, "failed": 1, "ranks": 4, "live": 1, "gone": 1, "stalled": 1, "inferred": 1}
 
 
 @prebuilt()
@@ -104,6 +108,7 @@ def test_what_could_not_be_measured_is_counted(marts):
         ("ranks", "completed", None, 1, 0, 0, False, False, True),
         # train_start named step 200, the checkpoint it restored
         ("resume", "completed", None, 2, 0, 0, True, True, False),
+        ("stalled", "incomplete", "stalled", 1, 0, 0, False, False, False),
     ]
 
 
@@ -124,8 +129,8 @@ def test_goodput_and_gpu_hours_of_a_run(marts):
 
 
 def test_the_collection_and_its_tasks_sum_their_runs(marts):
-    wall = sum(wall for wall, _ in PLANTED.values())  # 7,560 s
-    gpu_seconds = sum(GPUS[run_id] * wall for run_id, (wall, _) in PLANTED.items())  # 12,960
+    wall = sum(wall for wall, _ in PLANTED.values())  # 11,860 s
+    gpu_seconds = sum(GPUS[run_id] * wall for run_id, (wall, _) in PLANTED.items())  # 17,260
     collection = {
         bucket: (seconds, share, gpu_hours, total, runs)
         for bucket, seconds, share, gpu_hours, total, runs in marts.execute(
@@ -138,16 +143,17 @@ def test_the_collection_and_its_tasks_sum_their_runs(marts):
         seconds = sum(buckets.get(bucket, 0) for _, buckets in PLANTED.values())
         bucket_gpu_seconds = sum(GPUS[run_id] * buckets.get(bucket, 0) for run_id, (_, buckets) in PLANTED.items())
         assert collection[bucket] == pytest.approx(
-            (seconds, seconds / wall, bucket_gpu_seconds / 3600, gpu_seconds / 3600, 6)
+            (seconds, seconds / wall, bucket_gpu_seconds / 3600, gpu_seconds / 3600, 7)
         )
-    # productive: 4,040 of 7,560 s; 6,700 GPU-seconds of 12,960
-    assert collection["productive"][:3] == pytest.approx((4040, 4040 / 7560, 6700 / 3600))
+    # productive: 2,000 + 470 + 220 + 960 + 190 + 980 + 500 = 5,320 of 11,860 s; GPU-seconds
+    # 4,000 + 470 + 880 + 960 + 190 + 980 + 500 = 7,980 of 17,260
+    assert collection["productive"][:3] == pytest.approx((5320, 5320 / 11860, 7980 / 3600))
     tasks = dict(
         marts.execute(
             "select task, seconds from agg_task_goodput where collection = 'goodput-a' and bucket = 'redone'"
         ).fetchall()
     )
-    assert tasks == {"resume": 500, "failed": 300, "ranks": 0, "live": 0, "gone": 60, "inferred": 50}
+    assert tasks == {"resume": 500, "failed": 0, "ranks": 0, "live": 0, "gone": 0, "stalled": 0, "inferred": 50}
 
 
 def test_a_var_maps_a_section_to_another_bucket(tmp_path):

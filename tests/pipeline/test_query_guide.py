@@ -350,19 +350,20 @@ def test_21_each_collection_s_own_files(sample_db):
 
 def test_22_a_collection_s_goodput(sample_db):
     # v3 has no profiles, no ranks and no train_start: what its sessions leave is productive
-    parts = {"down": 0.0, "redone": 0.0, "final_tail": 0.0, "wall": 0.0}
+    parts = {"down": 0.0, "redone": 0.0, "lost": 0.0, "silent": 0.0, "final_tail": 0.0, "wall": 0.0}
     for line in LINES.values():
         if line.collection == V3:
             for name, value in goodput_timeline(line, EVENTS, LIVE, AS_OF).items():
                 parts[name] += value
-    parts["productive"] = parts["wall"] - parts["down"] - parts["redone"] - parts["final_tail"]
+    timeline_buckets = ("down", "redone", "lost", "silent", "final_tail")
+    parts["productive"] = parts["wall"] - sum(parts[name] for name in timeline_buckets)
     expected = [
         (name, round(parts[name] / 3600, 2), round(parts[name] / parts["wall"], 3))
-        for name in ("productive", "down", "redone", "final_tail")
+        for name in ("productive", *timeline_buckets)
         if parts[name] > 0
     ]
     assert rows(sample_db, 22) == expected
-    assert parts["redone"] > 0 and parts["down"] > 0  # a failed run's lost training, a restart
+    assert parts["lost"] > 0 and parts["down"] > 0  # a failed run's lost training, a restart
 
 
 def test_23_what_restarts_cost(sample_db):

@@ -26,6 +26,33 @@ run_ends as (
     group by run_id
 ),
 
+final_epoch_ends as (
+    -- the step of the run's last epoch_end (ties to the last marker)
+    select
+        run_id,
+        max(event_at) as final_epoch_end_at,
+        {{ runlens.arg_max('step', ['event_at', 'marker_index']) }} as final_epoch_end_step
+    from markers
+    where event_type = 'epoch_end'
+    group by run_id
+),
+
+training_after_final_epoch_ends as (
+    -- a checkpoint after the last epoch_end that saved a later step (or either names no step):
+    -- training went on past that epoch_end, so the time after it is no final tail
+    select distinct markers.run_id
+    from markers
+    inner join final_epoch_ends on markers.run_id = final_epoch_ends.run_id
+    where
+        markers.event_type = 'checkpoint'
+        and markers.event_at > final_epoch_ends.final_epoch_end_at
+        and (
+            markers.step is null
+            or final_epoch_ends.final_epoch_end_step is null
+            or markers.step > final_epoch_ends.final_epoch_end_step
+        )
+),
+
 marker_summary as (
     select
         run_id,
@@ -34,7 +61,8 @@ marker_summary as (
         max(event_at) filter (where event_type = 'epoch_end') as final_epoch_end_at,
         max(run_end_status) filter (where event_type = 'run_end') as final_run_end_status,
         count(*) filter (where event_type = 'run_start') - 1 as restarts,
-        count(*) filter (where is_approximate) as approximate_markers
+        count(*) filter (where is_approximate) as approximate_markers,
+        count(*) filter (where event_type = 'run_end' and is_approximate) > 0 as is_run_end_approximate
     from markers
     group by run_id
 ),
@@ -94,12 +122,17 @@ final as (
         ) as has_clock_skew,
         {{ runlens.seconds_between('marker_summary.started_at', 'marker_summary.ended_at') }}
             as event_log_wall_seconds,
+        -- a final tail only after training ended, and only where the run's end was measured
         case
-            when marker_summary.ended_at is not null
+            when marker_summary.ended_at is not null and training_after_final_epoch_ends.run_id is null
                 then {{ runlens.seconds_between('marker_summary.started_at', 'marker_summary.final_epoch_end_at') }}
         end as pre_tail_seconds,
-        {{ runlens.seconds_between('marker_summary.final_epoch_end_at', 'marker_summary.ended_at') }}
-            as tail_seconds,
+        case
+            when training_after_final_epoch_ends.run_id is null and not marker_summary.is_run_end_approximate
+                then {{ runlens.seconds_between('marker_summary.final_epoch_end_at', 'marker_summary.ended_at') }}
+        end as tail_seconds,
+        training_after_final_epoch_ends.run_id is not null as has_training_after_final_epoch_end,
+        marker_summary.is_run_end_approximate,
         coalesce(interval_summary.interval_count, 0) as interval_count,
         coalesce(interval_summary.downtime_seconds, 0) as downtime_seconds,
         longest.longest_interval_label,
@@ -109,6 +142,7 @@ final as (
     left join run_ends on marker_summary.run_id = run_ends.run_id
     left join interval_summary on marker_summary.run_id = interval_summary.run_id
     left join longest on marker_summary.run_id = longest.run_id
+    left join training_after_final_epoch_ends on marker_summary.run_id = training_after_final_epoch_ends.run_id
 )
 
 select * from final

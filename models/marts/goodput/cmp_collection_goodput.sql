@@ -1,5 +1,6 @@
 -- Each collection's goodput breakdown against its baseline's (def_goodput_comparison): every
--- bucket's share of wall time on both sides, the change in points, and its mean seconds per run.
+-- bucket's share of wall time on both sides, whether each side measured it, the change in points
+-- (only where both did), and its mean seconds per run.
 -- Grain: one row per collection that names a baseline with runs, and bucket.
 with
 
@@ -20,7 +21,13 @@ final as (
         own.bucket_order,
         own.share_of_wall,
         baseline.share_of_wall as baseline_share_of_wall,
-        own.share_of_wall - baseline.share_of_wall as share_change,
+        -- a bucket no run of a side could measure did not move: it was not measured
+        own.runs_unmeasured < own.runs as is_measured,
+        baseline.runs_unmeasured < baseline.runs as is_baseline_measured,
+        case
+            when own.runs_unmeasured < own.runs and baseline.runs_unmeasured < baseline.runs
+                then own.share_of_wall - baseline.share_of_wall
+        end as share_change,
         own.seconds / own.runs as seconds_per_run,
         baseline.seconds / baseline.runs as baseline_seconds_per_run
     from collections

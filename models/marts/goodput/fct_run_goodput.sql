@@ -38,6 +38,11 @@ resources as (
     where {{ runlens.is_run_to_compute_or_live('run_id') }}
 ),
 
+timings as (
+    select * from {{ ref('int_run_timings') }}
+    where {{ runlens.is_run_to_compute_or_live('run_id') }}
+),
+
 timeline as (
     select
         run_id,
@@ -48,6 +53,8 @@ timeline as (
         sum(case when is_restore_inferred then 1 else 0 end) as inferred_restores,
         {{ runlens.whole_microseconds('sum(start_up_seconds)') }} as start_up_seconds,
         {{ runlens.whole_microseconds('sum(redone_seconds)') }} as redone_seconds,
+        {{ runlens.whole_microseconds('sum(lost_seconds)') }} as lost_seconds,
+        {{ runlens.whole_microseconds('sum(silent_seconds)') }} as silent_seconds,
         {{ runlens.whole_microseconds('sum(down_seconds)') }} as down_seconds,
         {{ runlens.whole_microseconds('sum(final_tail_seconds)') }} as final_tail_seconds,
         {{ runlens.whole_microseconds('sum(unmeasured_start_up_seconds)') }} as unmeasured_start_up_seconds
@@ -75,10 +82,14 @@ measured as (
         sections.run_id is not null as has_sections,
         sections.training_seconds is not null as has_training_sections,
         distributed_runs.run_id is not null as has_ranks,
+        coalesce(timings.tail_seconds is not null or timings.has_training_after_final_epoch_end, false)
+            as is_final_tail_measured,
         -- a restore timed as a section happened before training began: it is start-up time
         timeline.start_up_seconds as start_up_total_seconds,
         coalesce(sections.checkpoint_restore_seconds, 0) as restore_section_seconds,
         timeline.redone_seconds,
+        timeline.lost_seconds,
+        timeline.silent_seconds,
         timeline.down_seconds,
         timeline.final_tail_seconds,
         coalesce(sections.training_seconds, 0) as training_section_seconds,
@@ -92,6 +103,7 @@ measured as (
     left join sections on runs.run_id = sections.run_id
     left join distributed_runs on runs.run_id = distributed_runs.run_id
     left join resources on runs.run_id = resources.run_id
+    left join timings on runs.run_id = timings.run_id
 ),
 
 {{ runlens.goodput_carving_ctes('measured') }},
@@ -111,11 +123,19 @@ final as (
         gpus * wall_seconds / 3600 as gpu_hours,
         cast(sessions as {{ dbt.type_bigint() }}) as sessions,
         cast(unmeasured_start_ups as {{ dbt.type_bigint() }}) as unmeasured_start_ups,
-        unmeasured_start_up_seconds,
+        -- an unmeasured start-up hides in the time no measured section took: all that is left
+        -- without training sections, the unattributed rest with them
+        least(
+            unmeasured_start_up_seconds,
+            {{ runlens.whole_microseconds(
+                'left_seconds - case when has_training_sections then productive_seconds else 0 end'
+            ) }}
+        ) as unmeasured_start_up_seconds,
         cast(inferred_restores as {{ dbt.type_bigint() }}) as inferred_restores,
         has_sections,
         has_training_sections,
         has_ranks,
+        is_final_tail_measured,
         {{ runlens.build_started_at() }} as computed_at
     from carved_to_productive
 )

@@ -71,6 +71,8 @@ measured as (
         runs.start_up_seconds + runs.checkpoint_restore_seconds as start_up_total_seconds,
         coalesce(sections.checkpoint_restore_seconds, 0) as restore_section_seconds,
         runs.redone_seconds,
+        runs.lost_seconds,
+        runs.silent_seconds,
         runs.down_seconds,
         runs.final_tail_seconds,
         coalesce(sections.training_seconds, 0) as training_section_seconds,

@@ -56,10 +56,12 @@ final_epoch_ends as (
 ),
 
 bounded_sessions as (
-    -- each session's end: its last event when another session follows, else the run's end; and
-    -- the checkpoint a disruption at that end went back to: the next session's restored one, or
-    -- for a run that failed or was abandoned there, its last checkpoint (without one, the run's
-    -- start: nothing was kept)
+    -- each session's end: its last event when another session follows, else the run's end (for a
+    -- stalled run, the as-of time: its process ran, silent, until then as far as anyone knows);
+    -- where its activity ended (a stalled run's last event: its silence is no bucket's training);
+    -- and the checkpoint a disruption at that end went back to: the next session's restored one,
+    -- or for a run that failed or was abandoned there, its last checkpoint (without one, the
+    -- run's start: nothing was kept), whose work after it is lost, not redone
     select
         sessions.run_id,
         sessions.session_index,
@@ -71,6 +73,13 @@ bounded_sessions as (
         sessions.restored_step,
         sessions.is_restore_inferred,
         case when sessions.next_started_at is null then spans.ended_at else sessions.last_event_at end as ended_at,
+        case
+            when sessions.next_started_at is null and live_runs.live_status = 'stalled' then sessions.last_event_at
+            when sessions.next_started_at is null then spans.ended_at
+            else sessions.last_event_at
+        end as active_ended_at,
+        sessions.next_started_at is null
+        and (runs.status = 'failed' or live_runs.live_status = 'abandoned') as is_lost_at_end,
         case
             when sessions.next_started_at is not null
                 then coalesce(next_sessions.restored_checkpoint_at, spans.started_at)
@@ -93,7 +102,7 @@ redone_from as (
         *,
         case
             when train_started_at is null then started_at
-            when train_started_at > ended_at then ended_at
+            when train_started_at > active_ended_at then active_ended_at
             else train_started_at
         end as training_started_at,
         min(disruption_restored_at) over (
@@ -106,10 +115,10 @@ session_parts as (
     select
         *,
         case
-            when earliest_restored_at < ended_at and earliest_restored_at > training_started_at
+            when earliest_restored_at < active_ended_at and earliest_restored_at > training_started_at
                 then earliest_restored_at
-            when earliest_restored_at < ended_at then training_started_at
-            else ended_at
+            when earliest_restored_at < active_ended_at then training_started_at
+            else active_ended_at
         end as kept_until
     from redone_from
 ),
@@ -123,6 +132,7 @@ final as (
         session_parts.started_at,
         session_parts.train_started_at,
         session_parts.ended_at,
+        session_parts.active_ended_at,
         session_parts.next_started_at,
         session_parts.restored_checkpoint_at,
         session_parts.restored_step,
@@ -130,7 +140,16 @@ final as (
         session_parts.disruption_restored_at as restore_point_at,
         session_parts.kept_until as kept_until_at,
         {{ seconds('session_parts.started_at', 'session_parts.training_started_at') }} as start_up_seconds,
-        {{ seconds('session_parts.kept_until', 'session_parts.ended_at') }} as redone_seconds,
+        case
+            when session_parts.is_lost_at_end then 0
+            else {{ seconds('session_parts.kept_until', 'session_parts.active_ended_at') }}
+        end as redone_seconds,
+        case
+            when session_parts.is_lost_at_end
+                then {{ seconds('session_parts.kept_until', 'session_parts.active_ended_at') }}
+            else 0
+        end as lost_seconds,
+        {{ seconds('session_parts.active_ended_at', 'session_parts.ended_at') }} as silent_seconds,
         case
             when session_parts.next_started_at is not null
                 then {{ seconds('session_parts.ended_at', 'session_parts.next_started_at') }}

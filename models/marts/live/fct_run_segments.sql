@@ -1,7 +1,7 @@
 -- depends_on: {{ ref('int_run_versions') }}
 -- The stretches of time each run was running (def_run_segments): from its first run_start to its
--- end, less the downtime of each restart; a run still running runs to the as-of time, a stalled
--- one to its last event. The timeline chart and the concurrency figures read them.
+-- end, less the downtime of each restart; a run still running or stalled runs to the as-of time,
+-- an abandoned one to its last event. The timeline chart and the concurrency figures read them.
 -- Grain: one row per run and segment_index. Incremental by run: a refresh computes the runs that
 -- changed and every incomplete run (macros/run_versions.sql).
 with
@@ -26,8 +26,9 @@ downtime as (
 ),
 
 run_spans as (
-    -- where a run's running ends: its final run_end; a run still running, the as-of time; a
-    -- stalled run or one the profiler measured, its last event
+    -- where a run's running ends: its final run_end; a run still running or stalled (it may come
+    -- back, and holds what it ran on), the as-of time; an abandoned run or one the profiler
+    -- measured, its last event
     select
         runs.run_id,
         runs.collection,
@@ -35,10 +36,10 @@ run_spans as (
         runs.started_at,
         case
             when runs.ended_at is not null then runs.ended_at
-            when live_runs.live_status = 'running' then live_runs.as_of_at
+            when live_runs.live_status in ('running', 'stalled') then live_runs.as_of_at
             else runs.last_event_at
         end as span_ended_at,
-        coalesce(live_runs.live_status = 'running', false) as is_open
+        coalesce(live_runs.live_status in ('running', 'stalled'), false) as is_open
     from runs
     left join live_runs on runs.run_id = live_runs.run_id
 ),
