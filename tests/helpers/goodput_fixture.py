@@ -11,8 +11,15 @@ goodput-a; times are seconds after the run's start):
   takes 50), so the training from 2100 to 2600 is redone (500); checkpoint 300 at 4150, epoch_end
   at 4200, run_end and the final profile at 4500 (final tail 300). Sections: train_step 2000,
   checkpoint_save 120, validation_loss_eval 80 (evaluation, by the pattern `*_eval`), dataloader
-  60, restore 50. Training time 4500 - 250 - 400 - 500 - 300 = 3050: save 120, evaluation 80, data
-  loading 60, productive 2000, unattributed 790.
+  60, restore 50. Kept training 4500 - 250 - 400 - 500 - 300 = 3050 (100 to 2100 and 3150 to
+  4200). Two profiles: the sections are on the timeline. The first profile's stretch [0, 2600]
+  (train 1500, save 80, eval 50) trains in kept [100, 2100] and redone [2100, 2600]: 4/5 kept
+  (train 1200, save 64, eval 40). The second profile carried the totals over the restart (wall 4100
+  is 2600 + the 1500 s since the run_start), so its stretch [3000, 4500] took train 500, save 40,
+  eval 30, dataloader 60, restore 50: the restore in start-up [3000, 3150], the rest over kept
+  [3150, 4200] and the tail [4200, 4500], 7/9 kept (train 3500/9, save 280/9, eval 70/3, data
+  loading 140/3). Kept: save 64 + 280/9 = 95.1, evaluation 40 + 70/3 = 63.3, data loading 46.7,
+  productive 1200 + 3500/9 = 1588.9, unattributed 3050 less those = 1256.
 - `failed` (task failed, 1 GPU): train_start 30 from step 0, checkpoint 50 at 500, run_end
   `failed: RuntimeError` at 800, never resumed: start-up 30, lost 300 (after the last checkpoint:
   nothing redid it), productive 470 (no sections: all the rest).

@@ -22,19 +22,20 @@ RAW = goodput_fixture.FOLDER
 BUCKETS = goodput_fixture.BUCKETS
 # run -> (wall, {bucket: seconds}), from the plans in tests/helpers/goodput_fixture.py; a bucket not named is 0
 PLANTED = {
+    # two profiles: its sections on its timeline (tests/helpers/goodput_fixture.py works them out)
     "resume": (
         4500,
         {
-            "productive": 2000,
+            "productive": 1200 + 3500 / 9,
             "start_up": 200,
             "checkpoint_restore": 50,
-            "checkpoint_save": 120,
-            "evaluation": 80,
-            "data_loading": 60,
+            "checkpoint_save": 64 + 280 / 9,
+            "evaluation": 40 + 70 / 3,
+            "data_loading": 140 / 3,
             "down": 400,
             "redone": 500,
             "final_tail": 300,
-            "unattributed": 790,
+            "unattributed": 1256,
         },
     ),
     # never resumed: the training after its last checkpoint is lost, not redone
@@ -124,7 +125,7 @@ def test_each_rank_spends_the_run_s_training_time_its_own_way(marts):
 
 def test_goodput_and_gpu_hours_of_a_run(marts):
     rows = dict(marts.execute("select run_id, [goodput, gpu_hours] from fct_run_goodput").fetchall())
-    assert rows["resume"] == pytest.approx([2000 / 4500, 2 * 4500 / 3600])
+    assert rows["resume"] == pytest.approx([(1200 + 3500 / 9) / 4500, 2 * 4500 / 3600])
     assert rows["ranks"] == pytest.approx([220 / 300, 4 * 300 / 3600])
 
 
@@ -145,9 +146,11 @@ def test_the_collection_and_its_tasks_sum_their_runs(marts):
         assert collection[bucket] == pytest.approx(
             (seconds, seconds / wall, bucket_gpu_seconds / 3600, gpu_seconds / 3600, 7)
         )
-    # productive: 2,000 + 470 + 220 + 960 + 190 + 980 + 500 = 5,320 of 11,860 s; GPU-seconds
-    # 4,000 + 470 + 880 + 960 + 190 + 980 + 500 = 7,980 of 17,260
-    assert collection["productive"][:3] == pytest.approx((5320, 5320 / 11860, 7980 / 3600))
+    # productive: 1,588.9 (resume: 1,200 + 3,500 / 9) + 470 + 220 + 960 + 190 + 980 + 500 of 11,860 s;
+    # GPU-seconds 2 x 1,588.9 + 470 + 880 + 960 + 190 + 980 + 500 of 17,260
+    resume = 1200 + 3500 / 9
+    productive = resume + 3320
+    assert collection["productive"][:3] == pytest.approx((productive, productive / 11860, (2 * resume + 3980) / 3600))
     tasks = dict(
         marts.execute(
             "select task, seconds from agg_task_goodput where collection = 'goodput-a' and bucket = 'redone'"
@@ -158,15 +161,15 @@ def test_the_collection_and_its_tasks_sum_their_runs(marts):
 
 def test_a_var_maps_a_section_to_another_bucket(tmp_path):
     """The var wins over the seed: train_step as data loading leaves the run no training section,
-    so what is left after saving, evaluation and data loading (3,050 - 120 - 80 - 2,060) is
-    productive, an upper bound."""
+    so what is left of the kept training (3,050) after the saving, evaluation and data loading timed
+    in it (95.1, 63.3 and 46.7 + 1,588.9 of train_step) is productive, an upper bound: 1,256."""
     build(PROJECT, RAW, tmp_path / DATABASE, "--vars", "{goodput_section_buckets: {train_step: data_loading}}")
     with duckdb.connect(str(tmp_path / DATABASE), read_only=True) as connection:
         row = connection.execute(
             "select data_loading_seconds, productive_seconds, unattributed_seconds, has_training_sections"
             " from fct_run_goodput where run_id = 'resume'"
         ).fetchone()
-    assert row == (2060, 790, 0, False)
+    assert row == (pytest.approx(140 / 3 + 1200 + 3500 / 9, abs=1e-6), pytest.approx(1256, abs=1e-6), 0, False)
 
 
 def test_a_var_that_names_no_bucket_stops_the_build_with_one_line(tmp_path):

@@ -1,7 +1,9 @@
 -- depends_on: {{ ref('int_run_versions') }}
 -- Each run's wall time, every second in one goodput bucket (def_goodput): its sessions on one
--- timeline (fct_run_sessions) give start-up, downtime, redone progress and the final tail; the
--- profiler sections and the wait for the slowest rank are then carved from the training time left.
+-- timeline (fct_run_sessions) give start-up, downtime, redone and lost progress, a stalled run's
+-- silence and the final tail; the profiler sections (timed in kept training, for a run with several
+-- profiles: fct_run_session_sections) and the wait for the slowest rank are then carved from the
+-- training time left.
 -- Grain: one row per run with a collection and a run_start (clock skew aside). Incremental by run:
 -- a refresh computes the runs that changed and every incomplete run (macros/run_versions.sql).
 {%- set seconds = runlens.seconds_between %}
@@ -25,6 +27,11 @@ sessions as (
 
 profile_sections as (
     select * from {{ ref('fct_run_profile_sections') }}
+    where {{ runlens.is_run_to_compute_or_live('run_id') }}
+),
+
+session_sections as (
+    select * from {{ ref('fct_run_session_sections') }}
     where {{ runlens.is_run_to_compute_or_live('run_id') }}
 ),
 
@@ -64,6 +71,27 @@ timeline as (
 
 {{ runlens.goodput_section_ctes('profile_sections', ['run_id']) }},
 
+timeline_sections as (
+    -- a run with several profiles has its sections on its timeline (def_sections_on_timeline):
+    -- restores timed in start-up, the rest timed in kept training; what was timed in redone or
+    -- lost training or in the final tail is inside those buckets already
+    select
+        run_id,
+        {{ runlens.whole_microseconds(
+            "sum(case when part = 'kept' and bucket = 'training' then seconds else 0 end)"
+        ) }} as training_seconds,
+        {{ runlens.whole_microseconds(
+            "sum(case when part = 'start_up' and bucket = 'checkpoint_restore' then seconds else 0 end)"
+        ) }} as checkpoint_restore_seconds,
+    {%- for bucket in ['checkpoint_save', 'evaluation', 'data_loading'] %}
+        {{ runlens.whole_microseconds(
+            "sum(case when part = 'kept' and bucket = '" ~ bucket ~ "' then seconds else 0 end)"
+        ) }} as {{ bucket }}_seconds{{ ',' if not loop.last }}
+    {%- endfor %}
+    from session_sections
+    group by run_id
+),
+
 measured as (
     select
         runs.run_id,
@@ -81,26 +109,31 @@ measured as (
         timeline.unmeasured_start_up_seconds,
         sections.run_id is not null as has_sections,
         sections.training_seconds is not null as has_training_sections,
+        timeline_sections.run_id is not null as is_sections_on_timeline,
         distributed_runs.run_id is not null as has_ranks,
         coalesce(timings.tail_seconds is not null or timings.has_training_after_final_epoch_end, false)
             as is_final_tail_measured,
         -- a restore timed as a section happened before training began: it is start-up time
         timeline.start_up_seconds as start_up_total_seconds,
-        coalesce(sections.checkpoint_restore_seconds, 0) as restore_section_seconds,
+        coalesce(timeline_sections.checkpoint_restore_seconds, sections.checkpoint_restore_seconds, 0)
+            as restore_section_seconds,
         timeline.redone_seconds,
         timeline.lost_seconds,
         timeline.silent_seconds,
         timeline.down_seconds,
         timeline.final_tail_seconds,
-        coalesce(sections.training_seconds, 0) as training_section_seconds,
-        coalesce(sections.checkpoint_save_seconds, 0) as save_section_seconds,
-        coalesce(sections.evaluation_seconds, 0) as evaluation_section_seconds,
-        coalesce(sections.data_loading_seconds, 0) as data_loading_section_seconds,
+        coalesce(timeline_sections.training_seconds, sections.training_seconds, 0) as training_section_seconds,
+        coalesce(timeline_sections.checkpoint_save_seconds, sections.checkpoint_save_seconds, 0)
+            as save_section_seconds,
+        coalesce(timeline_sections.evaluation_seconds, sections.evaluation_seconds, 0) as evaluation_section_seconds,
+        coalesce(timeline_sections.data_loading_seconds, sections.data_loading_seconds, 0)
+            as data_loading_section_seconds,
         coalesce(distributed_runs.lost_to_slowest_seconds, 0) as rank_waiting_measured_seconds
     from runs
     inner join timeline on runs.run_id = timeline.run_id
     left join live_runs on runs.run_id = live_runs.run_id
     left join sections on runs.run_id = sections.run_id
+    left join timeline_sections on runs.run_id = timeline_sections.run_id
     left join distributed_runs on runs.run_id = distributed_runs.run_id
     left join resources on runs.run_id = resources.run_id
     left join timings on runs.run_id = timings.run_id
@@ -134,6 +167,7 @@ final as (
         cast(inferred_restores as {{ dbt.type_bigint() }}) as inferred_restores,
         has_sections,
         has_training_sections,
+        is_sections_on_timeline,
         has_ranks,
         is_final_tail_measured,
         {{ runlens.build_started_at() }} as computed_at

@@ -123,6 +123,23 @@ session_parts as (
     from redone_from
 ),
 
+session_tails as (
+    -- the final tail: the kept training after the run's last epoch_end, when it has a tail
+    select
+        session_parts.*,
+        case
+            when runs.tail_seconds is not null and final_epoch_ends.final_epoch_end_at < session_parts.kept_until
+                then case
+                    when final_epoch_ends.final_epoch_end_at > session_parts.training_started_at
+                        then final_epoch_ends.final_epoch_end_at
+                    else session_parts.training_started_at
+                end
+        end as tail_started_at
+    from session_parts
+    inner join runs on session_parts.run_id = runs.run_id
+    left join final_epoch_ends on session_parts.run_id = final_epoch_ends.run_id
+),
+
 final as (
     select
         session_parts.run_id,
@@ -138,7 +155,9 @@ final as (
         session_parts.restored_step,
         session_parts.is_restore_inferred,
         session_parts.disruption_restored_at as restore_point_at,
+        session_parts.training_started_at,
         session_parts.kept_until as kept_until_at,
+        session_parts.tail_started_at,
         {{ seconds('session_parts.started_at', 'session_parts.training_started_at') }} as start_up_seconds,
         case
             when session_parts.is_lost_at_end then 0
@@ -155,14 +174,9 @@ final as (
                 then {{ seconds('session_parts.ended_at', 'session_parts.next_started_at') }}
             else 0
         end as down_seconds,
-        -- the final tail: kept training time after the run's last epoch_end, when it has a tail
         case
-            when runs.tail_seconds is not null and final_epoch_ends.final_epoch_end_at < session_parts.kept_until
-                then {{ seconds(
-                    'case when final_epoch_ends.final_epoch_end_at > session_parts.training_started_at'
-                    ~ ' then final_epoch_ends.final_epoch_end_at else session_parts.training_started_at end',
-                    'session_parts.kept_until'
-                ) }}
+            when session_parts.tail_started_at is not null
+                then {{ seconds('session_parts.tail_started_at', 'session_parts.kept_until') }}
             else 0
         end as final_tail_seconds,
         -- without train_start, the start-up lies in the kept training before the first marker
@@ -176,9 +190,8 @@ final as (
             else 0
         end as unmeasured_start_up_seconds,
         {{ runlens.build_started_at() }} as computed_at
-    from session_parts
+    from session_tails as session_parts
     inner join runs on session_parts.run_id = runs.run_id
-    left join final_epoch_ends on session_parts.run_id = final_epoch_ends.run_id
 )
 
 select * from final
