@@ -6,7 +6,8 @@ Writes, under data/sample/ (or --out), one JSON Lines file per run:
       completed (6 per task, one resumed after a crash), 1 failed, 1 incomplete;
       wall times follow the reference profile (mean ~1.23h, tail share ~12%).
   from-entangled-v2__continuous-v2/<run_id>.jsonl[.gz]  24 baseline runs without
-      run_end but with a `profile` event (wall_seconds ~10.3h mean, sections).
+      run_end but with a cumulative `profile` at every marker and a final one (wall_seconds
+      ~10.3h mean, sections).
   from-entangled-v2__continuous-v4-live/<run_id>.jsonl  14 runs of a sweep in progress at
       the sample's as-of time (raw_logs/as_of.py SAMPLE_AS_OF, 2025-03-10T12:00:00Z): 8 completed,
       1 failed, 4 running at different markers (one resumed after a crash) and 1 stalled (silent
@@ -216,12 +217,22 @@ def v2_run(rng: random.Random, task: str, k: int) -> Run:
     t0 = t = start_ms(rng, V2_START, 40)
     run.run_start(t, task, config(100 + k, False, rng))
     windows, _ = v3_windows(rng, wall * 0.9, 0.0)  # the last ~10%: final writing
+    markers = []
     for step, window in zip(STEPS, windows[:-1], strict=True):
         t += window * 1000
-        run.add("checkpoint", t, step=step)
-    run.add("epoch_end", t + windows[-1] * 1000, epoch=1, step=1500)
+        markers.append((t, "checkpoint", {"step": step}))
+    markers.append((t + windows[-1] * 1000, "epoch_end", {"epoch": 1, "step": 1500}))
     sections = {k: round(wall * v * jitter(rng, 0.04), 1) for k, v in V2_SECTIONS.items()}
     t = t0 + (wall + rng.uniform(1, 5)) * 1000
+    # the profiler's cumulative summary after every marker (final: false), as runlens' writer writes
+    # one at each checkpoint: training and evaluation at an even pace up to the epoch end, the
+    # output written after it
+    end_of_training = markers[-1][0]
+    for at, event, fields in markers:
+        run.add(event, at, **fields)
+        done = (at - t0) / (end_of_training - t0)
+        so_far = {k: min(round(v * done, 1), v) if k != "output_writing" else 0.0 for k, v in sections.items()}
+        run.add("profile", at, wall_seconds=round((at - t0) / 1000, 1), sections=so_far, final=False)
     run.add("profile", t, wall_seconds=round(wall, 1), sections=sections)
     return run
 

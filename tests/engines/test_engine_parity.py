@@ -36,7 +36,7 @@ from runlens.raw_logs.as_of import SAMPLE_AS_OF
 from runlens.raw_logs.folder_metadata import COLLECTIONS_FILE
 from runlens.raw_logs.postgres_reader import refresh as read_into_postgres
 
-DESCRIBED = "the sample, the faulty fixture, the runs with ranks and the goodput fixture"
+DESCRIBED = "the sample, the faulty fixture, the runs with ranks, the goodput and the timeline fixtures"
 MARTS = load_marts()
 SCHEMA = "runlens_parity"
 

@@ -1,5 +1,6 @@
 """The datasets the engine tests put in one raw folder (the bundled sample, the faulty fixture, the
-generated runs with ranks and the goodput fixture), and the kind of project copy they build in."""
+generated runs with ranks, the goodput fixture and the timeline fixture), and the kind of project copy
+they build in."""
 
 from __future__ import annotations
 
@@ -7,5 +8,6 @@ from pipeline import FAULTY, REPO, SAMPLE, Project
 
 RANKS = REPO / "tests" / "generated" / "ranks"
 GOODPUT = REPO / "tests" / "generated" / "goodput"
-DATASETS = {"sample": SAMPLE, "faulty": FAULTY, "ranks": RANKS, "goodput": GOODPUT}
+TIMELINE = REPO / "tests" / "generated" / "timeline"
+DATASETS = {"sample": SAMPLE, "faulty": FAULTY, "ranks": RANKS, "goodput": GOODPUT, "timeline": TIMELINE}
 ENGINES_PROJECT = Project()

@@ -2,7 +2,8 @@
 -- What each interval of a run was spent on (def_interval_sections): the profiler sections' seconds
 -- between consecutive profiles (int_run_profile_stretches), laid on the interval they overlap,
 -- with the interval's profiled time in no section (`unattributed`) and its time no profile covers
--- (`unprofiled`): an interval's rows add up to its seconds. Only runs with at least two profiles.
+-- (`unprofiled`): an interval's rows add up to its seconds (a row of 0 seconds is left out). Only
+-- runs with at least two profiles.
 -- Grain: one row per run, interval_index (downtime aside) and section.
 -- Incremental by run (macros/run_versions.sql): a refresh computes the runs whose lines changed.
 with
@@ -15,6 +16,11 @@ stretch_sections as (
 intervals as (
     select * from {{ ref('fct_run_intervals') }}
     where not is_downtime and {{ runlens.is_run_to_compute('run_id') }}
+),
+
+runs as (
+    select * from {{ ref('fct_runs') }}
+    where {{ runlens.is_run_to_compute('run_id') }}
 ),
 
 profiled_runs as (
@@ -157,6 +163,13 @@ final as (
         intervals.position_index,
         intervals.position_label,
         intervals.is_pre_epoch,
+        -- the part of the run's wall time the interval is in (def_wall_time_parts)
+        case
+            when intervals.is_pre_epoch and intervals.interval_index = 1 then 'opening_block'
+            when intervals.is_pre_epoch then 'later_windows'
+            when runs.tail_seconds is not null then 'final_tail'
+            else 'other'
+        end as wall_time_part,
         every_row.section,
         section_bucket_of.bucket,
         {{ runlens.whole_microseconds('every_row.seconds') }} as seconds,
@@ -166,7 +179,9 @@ final as (
     from every_row
     inner join intervals
         on every_row.run_id = intervals.run_id and every_row.interval_index = intervals.interval_index
+    inner join runs on every_row.run_id = runs.run_id
     left join section_bucket_of on every_row.section = section_bucket_of.section
+    where every_row.seconds > 0
 )
 
 select * from final
