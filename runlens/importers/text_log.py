@@ -129,7 +129,9 @@ def import_log(path: Path, root: Path, options: Options) -> Outcome:
             continue
         try:
             us, precise = _parse_ts(stamp.group("ts"), zone or UTC)
-        except ValueError:
+        except ValueError as error:
+            detail = f"line {number}: {stamp.group('ts')!r} is no time ({error}); the line is not read"
+            outcome.rejects.append(Reject(FORMAT, shown, "bad_timestamp", detail))
             continue
 
         def reason(what: str, precise: bool = precise) -> str | None:

@@ -14,7 +14,7 @@ import duckdb
 import jsonschema
 import pytest
 from conftest import SAMPLE_PROJECT
-from importer_fixtures import FIXTURES, of, only_run
+from importer_fixtures import FIXTURES, of, only_run, rejects
 from pipeline import DATABASE, REPO, build
 
 from runlens.cli import main
@@ -130,3 +130,22 @@ def test_validation_reaches_the_marts_as_evaluation(tmp_path):
     ]
     # 14:00:00 to 14:04:07; the validation the log states is evaluation, no longer productive
     assert goodput == (247.0, pytest.approx(63.0), pytest.approx(5.5))
+
+
+def test_a_line_whose_timestamp_is_no_time_is_recorded_not_dropped(tmp_path):
+    """A line whose stamp matches the pattern but is no time (hour 25) cannot be placed: it is a
+    reject naming its file and line, and every other line is read as before."""
+    source = (FAIRSEQ / "iwslt" / "train.log").read_text().splitlines(keepends=True)
+    source[21] = source[21].replace("14:02:20", "25:02:20")  # line 22: epoch 2's `begin validation`
+    log = tmp_path / "logs" / "odd" / "train.log"
+    log.parent.mkdir(parents=True)
+    log.write_text("".join(source))
+    assert main(["import", str(log), "--out", str(tmp_path / "out"), "--format", "text", "--quiet"]) == 0
+    (reject,) = rejects(tmp_path / "out")
+    assert (reject["reason"], reject["source_path"]) == ("bad_timestamp", str(log))
+    assert reject["detail"].startswith("line 22: '2021-05-10 25:02:20' is no time")
+    lines = only_run(tmp_path / "out")
+    assert len(of(lines, "epoch_end")) == 3 and len(of(lines, "checkpoint")) == 3
+    # epoch 2's validation has no begin line left: it ends at its summary line without having
+    # begun, so only epochs 1 and 3 count (20 s + 22 s)
+    assert of(lines, "profile")[-1]["sections"]["validation"] == pytest.approx(42.0)
