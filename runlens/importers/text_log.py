@@ -209,8 +209,8 @@ def import_log(path: Path, root: Path, options: Options) -> Outcome:
     if dump is not None:
         _describe_config(run, outcome, shown, dump, other_dumps)
     _end_process(processes[-1], ended, (last_us, last_line, last_precise), last_process=True)
-    for process in processes:
-        _add_profiles(run, shown, process, zone_note)
+    for process, following in zip(processes, [*processes[1:], None], strict=True):
+        _add_profiles(run, shown, process, zone_note, following.start_us if following else None)
     if not ended:
         run.run_fields["last_heard_from"] = format_ts(last_us)
         outcome.notes.append(
@@ -253,9 +253,15 @@ def _end_process(process: ProcessProfiles, ended: tuple | None, last: tuple, las
         process.ends(last[0], last[1], last[2], "the last timed line", final=False)
 
 
-def _add_profiles(run: Run, shown: str, process: ProcessProfiles, zone_note: str | None) -> None:
-    """The figures a process's lines state, as cumulative profiles (text_log_profiles.py)."""
+def _add_profiles(
+    run: Run, shown: str, process: ProcessProfiles, zone_note: str | None, next_start_us: int | None
+) -> None:
+    """The figures a process's lines state, as cumulative profiles (text_log_profiles.py). A profile
+    in the second the next process starts is left out: ordered after that run_start, it would read
+    as the next process's."""
     for taken, fields in process.profiles():
+        if next_start_us is not None and taken.ts_us >= next_start_us:
+            continue
         approximation = [f"profile written by the importer at {taken.at}: no profiler wrote one"]
         if not (process.start_precise and taken.precise):
             approximation.append("wall_seconds and validation from log lines with whole-second times")

@@ -149,3 +149,26 @@ def test_a_line_whose_timestamp_is_no_time_is_recorded_not_dropped(tmp_path):
     # epoch 2's validation has no begin line left: it ends at its summary line without having
     # begun, so only epochs 1 and 3 count (20 s + 22 s)
     assert of(lines, "profile")[-1]["sections"]["validation"] == pytest.approx(42.0)
+
+
+def test_a_restart_in_the_second_of_the_last_line_keeps_each_profile_with_its_process(tmp_path):
+    """The second process printing its config in the very second the first one's last line was
+    written (09:02:30): the first process's profile at its last line would sort after the new
+    run_start and read as the second process's, so it is left out; its epoch 1 profile stays."""
+    source = (FAIRSEQ / "restarted" / "train.log").read_text().splitlines(keepends=True)
+    source[17] = source[17].replace("09:10:00", "09:02:30")  # line 18: the second process's config dump
+    log = tmp_path / "logs" / "quick" / "train.log"
+    log.parent.mkdir(parents=True)
+    log.write_text("".join(source))
+    assert main(["import", str(log), "--out", str(tmp_path / "out"), "--format", "text", "--quiet"]) == 0
+    lines = only_run(tmp_path / "out")
+    order = [(line["event"], line["ts"][11:19]) for line in lines if line["event"] in ("run_start", "profile")]
+    # the second process's wall time now runs from 09:02:30: 538 s to 09:11:28, 539 s to 09:11:29
+    assert order == [
+        ("run_start", "09:00:00"),
+        ("profile", "09:01:27"),
+        ("run_start", "09:02:30"),
+        ("profile", "09:11:28"),
+        ("profile", "09:11:29"),
+    ]
+    assert [p["wall_seconds"] for p in of(lines, "profile")] == [87.0, 538.0, 539.0]
