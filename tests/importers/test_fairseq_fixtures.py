@@ -172,3 +172,34 @@ def test_a_restart_in_the_second_of_the_last_line_keeps_each_profile_with_its_pr
         ("profile", "09:11:29"),
     ]
     assert [p["wall_seconds"] for p in of(lines, "profile")] == [87.0, 538.0, 539.0]
+
+
+def edited_iwslt(tmp_path, edit) -> list[dict]:
+    """The iwslt log with its lines changed by edit (a list of lines -> a list of lines), imported."""
+    source = (FAIRSEQ / "iwslt" / "train.log").read_text().splitlines(keepends=True)
+    log = tmp_path / "logs" / "edited" / "train.log"
+    log.parent.mkdir(parents=True)
+    log.write_text("".join(edit(source)))
+    assert main(["import", str(log), "--out", str(tmp_path / "out"), "--format", "text", "--quiet"]) == 0
+    return only_run(tmp_path / "out")
+
+
+def test_a_validation_inside_an_epoch_counts_up_to_its_summary_line(tmp_path):
+    """fairseq's --validate-interval-updates validates inside an epoch, and training goes on after
+    it: a validation from 14:00:30 to its summary at 14:00:40 in epoch 1 is 10 s more, not the rest
+    of the epoch."""
+    inside = [
+        '2021-05-10 14:00:30 | INFO | fairseq_cli.train | begin validation on "valid" subset\n',
+        "2021-05-10 14:00:40 | INFO | valid | epoch 001 | valid on 'valid' subset | loss 10.1 | num_updates 200\n",
+    ]
+    lines = edited_iwslt(tmp_path, lambda source: source[:9] + inside + source[9:])
+    assert [p["sections"]["validation"] for p in of(lines, "profile")] == pytest.approx([30.0, 51.0, 73.0])
+
+
+def test_an_epoch_without_its_train_wall_leaves_train_unwritten(tmp_path):
+    """Epoch 2's summary line gone: a sum of train_wall would leave that epoch out, so no profile
+    of the process states train; validation and saves are still stated."""
+    lines = edited_iwslt(tmp_path, lambda source: [line for line in source if "| train | epoch 002 |" not in line])
+    profiles = of(lines, "profile")
+    assert [sorted(p["sections"]) for p in profiles] == [["checkpoint_save", "validation"]] * 3
+    assert "train_wall" not in profiles[-1]["approximation"]
