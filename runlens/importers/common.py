@@ -31,6 +31,7 @@ REJECT_REASONS = {
     "unreadable_file": "a file that could not be read (permissions, not UTF-8, vanished)",
     "unreadable_sqlite_store": "an MLflow sqlite database that cannot be opened or lacks the MLflow tables",
     "no_timestamps": "a text log without a single line that matches the timestamp pattern",
+    "bad_timestamp": "a text log line whose timestamp matches the pattern but is no time (month 13, hour 25): not read",
     "checkpoint_outside_run": "a checkpoint file whose modification time lies outside its run (copied files?)",
     "empty_run": "a source with no timed event at all",
     "import_error": "the importer itself failed on this source (a bug: please report it); other sources go on",

@@ -2,12 +2,12 @@
 
 Each line that starts with a timestamp is read, and named patterns (each replaceable with
 `--text-pattern NAME=REGEX`) pick the markers out of it. The patterns and their fairseq defaults,
-the config dump, the profile of save times and the time zone: docs/importers.md, "Text logs".
+the config dump, the restarts, the profiles of where the time went (text_log_profiles.py) and the time
+zone: docs/importers.md, "Text logs".
 """
 
 from __future__ import annotations
 
-import math
 import re
 from datetime import UTC, datetime, timedelta, timezone, tzinfo
 from pathlib import Path
@@ -15,8 +15,10 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from .common import UNSPECIFIED_TASK, Options, Outcome, Reject, Run, display_path, format_ts
 from .config_dump import ConfigDump, parse_config_dump
+from .text_log_profiles import TRAIN_SECTION, ProcessProfiles
 
 FORMAT = "text"
+_NUMBER = r"\d+(?:\.\d*)?(?:[eE][-+]?\d+)?"
 DEFAULT_PATTERNS = {
     "timestamp": r"^(?P<ts>\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?)",
     "checkpoint": r"[Ss]aved checkpoint \S+ \(epoch (?P<epoch>\d+) @ (?P<step>\d+) updates",
@@ -27,9 +29,16 @@ DEFAULT_PATTERNS = {
     "run_end": r"done training",
     "task": r"'task': \{'_name': '(?P<task>[^']+)'",
     "config": r"\| fairseq_cli\.train \| (?P<config>Namespace\(.*|\{'.*)$",
-    "save_seconds": r"[Ss]aved checkpoint .*\(writing took (?P<seconds>\d+(?:\.\d*)?(?:[eE][-+]?\d+)?) seconds\)",
+    "save_seconds": rf"[Ss]aved checkpoint .*\(writing took (?P<seconds>{_NUMBER}) seconds\)",
+    "validation_start": r'begin validation on "[^"]*" subset',
+    "validation_end": r"\| valid on '[^']*' subset",
+    "train_wall": rf"\| train \| epoch (?P<epoch>\d+) \|.*\| train_wall (?P<seconds>{_NUMBER})(?: \||$)",
 }
-SAVE_SECTION = "checkpoint_save"
+START_REASON = "run_start taken from the first log line: set-up before logging is not seen"
+RESTART_REASON = (
+    "run_start of a restarted process taken from its config dump, printed after an earlier process had begun "
+    "training: set-up before logging is not seen"
+)
 SUFFIXES = (".log", ".txt", ".out")
 _OFFSET = re.compile(r"^([+-])(\d{2}):?(\d{2})$")
 
@@ -99,27 +108,30 @@ def import_log(path: Path, root: Path, options: Options) -> Outcome:
     run_id = f"{folder}/{path.stem}"
     run = Run(run_id=run_id, source_format=FORMAT, collection=options.collection or folder, task=UNSPECIFIED_TASK)
     first_us = last_us = first_line = last_line = None
-    first_precise = last_precise = False
-    ended = None
+    last_precise = False
+    ended = None  # the last process's run_end line: (us, line, reason, precise)
     task_source = "default"
     epoch_steps: dict[int, int] = {}
-    training, restored_step = False, None  # a train_start written; the step a loaded checkpoint names
+    training, restored_step = False, None  # this process: a train_start written; the step a loaded checkpoint names
     dump: tuple[int, str, ConfigDump] | None = None  # (line, text, parsed): the first config dump
     other_dumps: list[int] = []  # lines of later dumps that state another config
-    saves: list[float] = []  # the seconds each save line says writing took
+    processes: list[ProcessProfiles] = []  # one per process: a restart in the log is a new one
     for number, line in enumerate(text.splitlines(), start=1):
+        stated_dump = None
         if found := compiled["config"].search(line):
-            stated = (found.groupdict().get("config") or found.group(0)).strip()
+            stated_dump = (found.groupdict().get("config") or found.group(0)).strip()
             if dump is None:
-                dump = (number, stated, parse_config_dump(stated))
-            elif stated != dump[1]:
+                dump = (number, stated_dump, parse_config_dump(stated_dump))
+            elif stated_dump != dump[1]:
                 other_dumps.append(number)
         stamp = compiled["timestamp"].search(line)
         if not stamp:
             continue
         try:
             us, precise = _parse_ts(stamp.group("ts"), zone or UTC)
-        except ValueError:
+        except ValueError as error:
+            detail = f"line {number}: {stamp.group('ts')!r} is no time ({error}); the line is not read"
+            outcome.rejects.append(Reject(FORMAT, shown, "bad_timestamp", detail))
             continue
 
         def reason(what: str, precise: bool = precise) -> str | None:
@@ -128,15 +140,22 @@ def import_log(path: Path, root: Path, options: Options) -> Outcome:
                 parts.append(zone_note)
             return "; ".join(parts) or None
 
-        if first_us is None:
-            first_us, first_line, first_precise = us, number, precise
+        if first_us is None or (stated_dump is not None and training):
+            # the first timed line, or a config dump after training began: a process starts
+            if processes:
+                _end_process(processes[-1], ended, (last_us, last_line, last_precise))
+            restart = first_us is not None
+            first_us, first_line = (first_us, first_line) if restart else (us, number)
+            training, restored_step, ended = False, None, None
+            processes.append(ProcessProfiles(us, number, precise))
             run.add(
                 "run_start",
                 us,
                 shown,
-                "run_start taken from the first log line: set-up before logging is not seen"
-                + (f"; {zone_note}" if zone_note else ""),
+                (RESTART_REASON if restart else START_REASON) + (f"; {zone_note}" if zone_note else ""),
+                **({"source_line": number} if restart else {}),
             )
+        process = processes[-1]
         last_us, last_line, last_precise = us, number, precise
         if task_source == "default" and (found := compiled["task"].search(line)):
             run.task, task_source = found.group("task"), "pattern:task"
@@ -151,18 +170,25 @@ def import_log(path: Path, root: Path, options: Options) -> Outcome:
         if found := compiled["checkpoint"].search(line):
             fields = {"step": int(found.group("step"))}
             run.add("checkpoint", us, shown, reason("checkpoint"), source_line=number, **fields)
+        if (found := compiled["save_seconds"].search(line)) and found.groupdict().get("seconds"):
+            process.save(float(found.group("seconds")))
+        if compiled["validation_start"].search(line):
+            process.validation_begins(us)
+        if compiled["validation_end"].search(line):
+            process.validation_ends(us)
         if found := compiled["epoch_end"].search(line):
             epoch = int(found.group("epoch"))
             fields = {"epoch": epoch}
             if epoch in epoch_steps:
                 fields["step"] = epoch_steps[epoch]
             run.add("epoch_end", us, shown, reason("epoch_end"), source_line=number, **fields)
-        if (found := compiled["save_seconds"].search(line)) and found.groupdict().get("seconds"):
-            seconds = float(found.group("seconds"))
-            if math.isfinite(seconds) and seconds >= 0:
-                saves.append(seconds)
+            process.epoch_ends(us, number, precise, epoch)
+        if (found := compiled["train_wall"].search(line)) and found.groupdict().get("seconds"):
+            epoch = found.groupdict().get("epoch")
+            process.train_wall(int(epoch) if epoch else None, float(found.group("seconds")))
         if ended is None and compiled["run_end"].search(line):
             ended = (us, number, reason("run_end"), precise)
+            run.add("run_end", us, shown, ended[2], status="completed", source_line=number)
     if first_us is None:
         outcome.rejects.append(Reject(FORMAT, shown, "no_timestamps", "no line matches the timestamp pattern"))
         return outcome
@@ -182,11 +208,9 @@ def import_log(path: Path, root: Path, options: Options) -> Outcome:
     }
     if dump is not None:
         _describe_config(run, outcome, shown, dump, other_dumps)
-    if ended:
-        run.add("run_end", ended[0], shown, ended[2], status="completed", source_line=ended[1])
-    if saves:
-        end = ended or (last_us, last_line, None, last_precise)
-        _add_save_profile(run, shown, saves, (first_us, first_precise), end, bool(ended), zone_note)
+    _end_process(processes[-1], ended, (last_us, last_line, last_precise), last_process=True)
+    for process, following in zip(processes, [*processes[1:], None], strict=True):
+        _add_profiles(run, shown, process, zone_note, following.start_us if following else None)
     if not ended:
         run.run_fields["last_heard_from"] = format_ts(last_us)
         outcome.notes.append(
@@ -220,27 +244,29 @@ def _describe_config(run: Run, outcome: Outcome, shown: str, dump: tuple, other_
         outcome.notes.append(f"text log {shown}: config from line {number}: " + "; ".join(notes))
 
 
-def _add_save_profile(
-    run: Run, shown: str, saves: list[float], first: tuple, end: tuple, final: bool, zone_note: str | None
+def _end_process(process: ProcessProfiles, ended: tuple | None, last: tuple, last_process: bool = False) -> None:
+    """Close a process at its run_end line, else at its last timed line; only the run's last
+    process, ended by a run_end line, gets a final profile."""
+    if ended is not None:
+        process.ends(ended[0], ended[1], ended[3], "the run_end line", final=last_process)
+    else:
+        process.ends(last[0], last[1], last[2], "the last timed line", final=False)
+
+
+def _add_profiles(
+    run: Run, shown: str, process: ProcessProfiles, zone_note: str | None, next_start_us: int | None
 ) -> None:
-    """The save times the log states, as a profile whose wall time is the log's own span."""
-    first_us, first_precise = first
-    end_us, end_line, _, end_precise = end
-    until = "run_end line" if final else "last timed line"
-    approximation = [f"profile written by the importer at the log's {until}: no profiler wrote one"]
-    if not (first_precise and end_precise):
-        approximation.append("wall_seconds from log lines with whole-second times")
-    if zone_note:
-        approximation.append(zone_note)
-    run.add(
-        "profile",
-        end_us,
-        shown,
-        "; ".join(approximation),
-        wall_seconds=(end_us - first_us) / 1_000_000,
-        sections={SAVE_SECTION: round(math.fsum(saves), 6)},
-        final=final,
-        source_line=end_line,
-        wall_seconds_source=f"the log's span from its first timed line to its {until}",
-        section_sources={SAVE_SECTION: f"the sum of the {len(saves)} save times the log states"},
-    )
+    """The figures a process's lines state, as cumulative profiles (text_log_profiles.py). A profile
+    in the second the next process starts is left out: ordered after that run_start, it would read
+    as the next process's."""
+    for taken, fields in process.profiles():
+        if next_start_us is not None and taken.ts_us >= next_start_us:
+            continue
+        approximation = [f"profile written by the importer at {taken.at}: no profiler wrote one"]
+        if not (process.start_precise and taken.precise):
+            approximation.append("wall_seconds and validation from log lines with whole-second times")
+        if TRAIN_SECTION in fields["sections"] and process.whole_second_train_walls():
+            approximation.append("train_wall stated in whole seconds")
+        if zone_note:
+            approximation.append(zone_note)
+        run.add("profile", taken.ts_us, shown, "; ".join(approximation), **fields)

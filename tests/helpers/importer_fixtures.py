@@ -5,7 +5,8 @@ from real tiny trainings. Weights are not kept: `manifest.json` lists each remov
 and folder with its modification time, and `materialize` re-creates them empty with those times.
 `record.json` is the training's own record of when things happened (Unix seconds):
 run_start / run_end as a bracket [ts, ts_after], checkpoints as [save_started, ts], epoch ends
-as ts.
+as ts. The exception is `fairseq/`: text logs written by hand in fairseq 0.12's line format (its
+README says why), read as they are.
 """
 
 from __future__ import annotations

@@ -103,7 +103,9 @@ def test_namespace_dump_becomes_the_config_and_save_times_a_profile_section(tmp_
     assert (start["task"], start["task_source"]) == ("translation", "config:task")
     # fairseq 0.10's lower-case `saved checkpoint` lines are checkpoints
     assert [c["step"] for c in of(lines, "checkpoint")] == [100, 200]
-    (profile,) = of(lines, "profile")
+    # one profile at each epoch's end (1.8 s saved by 09:01:40) and the last at the run_end line
+    first, _, profile = of(lines, "profile")
+    assert (first["wall_seconds"], first["sections"], first["final"]) == (100.0, {"checkpoint_save": 1.8}, False)
     assert profile["sections"] == {"checkpoint_save": pytest.approx(4.0)}  # 1.8 s + 2.2 s
     # the log's own span: 09:00:00 (first line) to 09:03:25 (done training) = 205 s
     assert profile["wall_seconds"] == 205.0
@@ -135,7 +137,7 @@ def test_config_dict_with_a_nested_namespace_is_kept_nested(tmp_path):
     }
     assert start["config_source"] == "log line 1: a config dict"
     assert (start["task"], start["task_source"]) == ("translation", "pattern:task")
-    (profile,) = of(lines, "profile")
+    *_, profile = of(lines, "profile")
     assert profile["sections"]["checkpoint_save"] == pytest.approx(1.666835, abs=1e-6)  # 0.166835 + 1.5
     assert profile["wall_seconds"] == 180.0  # 14:08:40 to 14:11:40
     assert "read as UTC" not in profile["approximation"]
@@ -146,8 +148,8 @@ def test_a_log_without_run_end_gets_a_profile_that_is_not_final(tmp_path):
     assert run_import(log, "--out", tmp_path / "out") == 0
     lines = only_run(tmp_path / "out")
     assert of(lines, "run_end") == []
-    (profile,) = of(lines, "profile")
-    # 09:00:00 to the last timed line, 09:03:20; not final, so the run stays incomplete
+    *_, profile = of(lines, "profile")
+    # 09:00:00 to the last timed line, 09:03:20 (epoch 2's end); not final, so the run stays incomplete
     assert (profile["wall_seconds"], profile["final"]) == (200.0, False)
     assert profile["sections"] == {"checkpoint_save": pytest.approx(4.0)}
     assert "last timed line" in profile["approximation"]
@@ -184,7 +186,7 @@ def test_an_unparseable_dump_keeps_what_it_can_and_says_so(tmp_path, capsys):
     assert "config from line 1" in capsys.readouterr().err
     # nothing else is lost
     assert [c["step"] for c in of(lines, "checkpoint")] == [100, 200]
-    assert len(of(lines, "epoch_end")) == 2 and len(of(lines, "run_end")) == 1 and len(of(lines, "profile")) == 1
+    assert len(of(lines, "epoch_end")) == 2 and len(of(lines, "run_end")) == 1 and len(of(lines, "profile")) == 3
 
 
 def test_the_first_begin_training_line_is_train_start_with_a_loaded_checkpoint_s_step(tmp_path):
