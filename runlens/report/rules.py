@@ -358,7 +358,9 @@ def coinciding_markers(profile: CollectionProfile) -> Finding | None:
     kinds = [
         kind.interval_kind
         for kind in profile.interval_kinds
-        if kind.interval_kind != "downtime" and kind.intervals > 0 and kind.zero_second_intervals == kind.intervals
+        if kind.interval_kind != "... -> run_start"
+        and kind.intervals > 0
+        and kind.zero_second_intervals == kind.intervals
     ]
     if not kinds:
         return None

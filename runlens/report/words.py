@@ -28,7 +28,8 @@ KIND_WORDS = {
     "validates, then saves",
     "epoch_end -> epoch_end": "a whole epoch without a save",
     "epoch_end -> run_end": "the final tail after the last epoch end",
-    "downtime": "downtime before a restart",
+    "... -> run_start": "from the last marker before a crash to the restart: the work after that marker, then the"
+    " time down",
 }
 # the parts of a run's wall time (def_wall_time_parts), as a researcher would name them
 PART_WORDS = {

@@ -113,7 +113,7 @@ def test_4_the_sweeps_progress(sample_db):
 def kind_of(label: str) -> str:
     start, end = label.split(" -> ")
     if end == "run_start":
-        return "downtime"
+        return "... -> run_start"
     return " -> ".join("checkpoint" if marker.startswith("step_") else marker for marker in (start, end))
 
 

@@ -591,7 +591,7 @@ def test_coinciding_markers_and_whole_epochs():
         ),
         mart_row(
             "agg_collection_interval_kinds",
-            interval_kind="downtime",
+            interval_kind="... -> run_start",
             intervals=1,
             zero_second_intervals=1,
             total_seconds=0.0,
