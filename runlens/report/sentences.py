@@ -86,8 +86,8 @@ def span_use(profile: CollectionProfile, findings: Findings) -> str:
     }.get(key, "")
     return (
         f"{opening}{units.decimal(span.mean_concurrent_runs)} runs at once on average (peak"
-        f" {units.count(span.peak_concurrent_runs)}), {units.duration(span.run_seconds)} of run time in a span of"
-        f" {units.duration(span.span_seconds)}{so_far}."
+        f" {units.count(span.peak_concurrent_runs)}), {units.duration(span.active_seconds)} of active time (run time"
+        f" less restart downtime) in a span of {units.duration(span.span_seconds)}{so_far}."
     )
 
 

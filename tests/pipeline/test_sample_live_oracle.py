@@ -106,7 +106,7 @@ def test_span_and_concurrency_match_the_oracle(sample_db, collection):
     assert span["first_started_at"].replace(tzinfo=UTC).timestamp() == pytest.approx(first, abs=1e-6)
     assert span["span_ended_at"].replace(tzinfo=UTC).timestamp() == pytest.approx(last, abs=1e-6)
     assert span["peak_concurrent_runs"] == peak
-    assert span["run_seconds"] == pytest.approx(run_seconds, abs=1e-3)
+    assert span["active_seconds"] == pytest.approx(run_seconds, abs=1e-3)
     assert span["mean_concurrent_runs"] == pytest.approx(run_seconds / (last - first), rel=1e-9)
     # a running run counts with its expected length: so far plus its estimated remaining seconds
     lengths = {

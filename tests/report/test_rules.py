@@ -347,7 +347,7 @@ def span(runs: int, peak: int, mean: float | None) -> Row:
         is_open=False,
         span_seconds=159480.0,
         runs=runs,
-        run_seconds=164520.0,
+        active_seconds=164520.0,
         peak_concurrent_runs=peak,
         mean_concurrent_runs=mean,
         longest_run_id="r",
