@@ -126,14 +126,11 @@
     select * from final
 {%- endmacro %}
 
-{#- The CTEs that give each key's profiler seconds per goodput bucket (def_goodput): `sections`,
-    one row per key (key_columns) with training_seconds (NULL without a training section),
-    checkpoint_restore_seconds, checkpoint_save_seconds, evaluation_seconds and
-    data_loading_seconds, from `profile_sections` (key_columns, section, seconds). A section takes
-    the var's entry before the seed's, a name before a pattern, the longest pattern first;
-    `unattributed` (the profile's time in no section) is no bucket's. Sums are rounded to whole
-    microseconds, so that they do not depend on the order the engine adds the sections in. -#}
-{% macro goodput_section_ctes(profile_sections, key_columns) -%}
+{#- The CTEs that give each section of `profile_sections` (a relation with a `section` column) its
+    goodput bucket: `section_bucket_of` (section, bucket), one row per section that maps to a
+    bucket. A section takes the var's entry before the seed's, a name before a pattern, the longest
+    pattern first; a section no entry matches, and `unattributed`, have no row. -#}
+{% macro goodput_section_bucket_ctes(profile_sections) -%}
 section_buckets as (
     {{ runlens.goodput_section_buckets() }}
 ),
@@ -166,7 +163,18 @@ section_bucket_of as (
         bucket
     from section_matches
     where preference = 1
-),
+)
+{%- endmacro %}
+
+{#- The CTEs that give each key's profiler seconds per goodput bucket (def_goodput): `sections`,
+    one row per key (key_columns) with training_seconds (NULL without a training section),
+    checkpoint_restore_seconds, checkpoint_save_seconds, evaluation_seconds and
+    data_loading_seconds, from `profile_sections` (key_columns, section, seconds). A section takes
+    the var's entry before the seed's, a name before a pattern, the longest pattern first;
+    `unattributed` (the profile's time in no section) is no bucket's. Sums are rounded to whole
+    microseconds, so that they do not depend on the order the engine adds the sections in. -#}
+{% macro goodput_section_ctes(profile_sections, key_columns) -%}
+{{ runlens.goodput_section_bucket_ctes(profile_sections) }},
 
 sections as (
     select

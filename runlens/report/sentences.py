@@ -267,6 +267,32 @@ def goodput_unmeasured(findings: Findings) -> list[str]:
     return lines
 
 
+def unmapped_sections(findings: Findings) -> str | None:
+    """The sections that map to no goodput bucket (rules.unmapped_sections), and the var that maps one."""
+    if not findings.unmapped_sections:
+        return None
+    finding = findings.unmapped_sections
+    sections = finding.figures["sections"]
+    names = ", ".join(code(section.section) for section in sections)
+    one = len(sections) == 1
+    seconds = f"{'its' if one else 'their'} {units.duration(sum(section.total_seconds for section in sections))}"
+    if finding.key == "beside_training":
+        words = (
+            f"{names} {'maps' if one else 'map'} to no goodput bucket, so goodput counts {seconds} as unattributed,"
+            " beside the time in no section (in a run without a training section, within its productive time)"
+        )
+    else:
+        words = (
+            f"{names} {'maps' if one else 'map'} to no goodput bucket, and no section here maps to training, so"
+            f" goodput counts {seconds} within productive time, which is then an upper bound"
+        )
+    example = f"runlens build -- --vars '{{goodput_section_buckets: {{{sections[0].section}: <bucket>}}}}'"
+    return (
+        f"{words}: the var `goodput_section_buckets` maps a section to a bucket (`training`, `evaluation`,"
+        f" `checkpoint_save`, `checkpoint_restore` or `data_loading`), as in {code(example)}."
+    )
+
+
 def longest_interval(profile: CollectionProfile, findings: Findings) -> str:
     top = profile.longest_intervals[0]
     label, mean = code(top.longest_interval_label), units.duration(top.mean_seconds)

@@ -18,6 +18,7 @@ from runlens.report.words import (
     KIND_WORDS,
     PART_WORDS,
     RANK_BASIS_WORDS,
+    SECTION_WORDS,
     SOURCE_WORDS,
     peer_words,
     time,
@@ -272,7 +273,7 @@ def sections_table(profile: CollectionProfile) -> Table:
     sections = profile.profile_sections
     return table(
         [
-            ("section", False, texts(section.section for section in sections)),
+            ("section", False, texts(SECTION_WORDS.get(section.section, section.section) for section in sections)),
             (
                 "share of profiled wall time",
                 True,

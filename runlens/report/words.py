@@ -38,6 +38,9 @@ PART_WORDS = {
     "final_tail": "final tail (the final epoch end to run_end)",
     "other": "outside those (after the last marker, or a run without markers)",
 }
+# the profiler's rest as its table names it (def_profile_sections): not goodput's `unattributed`, which
+# also holds the sections that map to no goodput bucket
+SECTION_WORDS = {"unattributed": "in no section"}
 # the goodput buckets (def_goodput in models/marts/goodput/_goodput__docs.md); `restarts` is down
 # and redone together, what the restarts cost
 GOODPUT_WORDS = {
