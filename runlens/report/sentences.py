@@ -65,8 +65,8 @@ def largest_share(profile: CollectionProfile, findings: Findings) -> str:
             words += f"; next comes {code(following.interval_kind)} with {units.percent(following.share_of_wall)}"
         return words + "."
     return (
-        f"The final tail after the last epoch end takes {units.percent(profile.snapshot.mean_tail_share)} of a"
-        " run's wall time on average; the rest passes before it."
+        f"The final tail after the last epoch end: mean tail share {units.percent(profile.snapshot.mean_tail_share)}"
+        " (the mean of the analyzed runs' shares of their wall time); the rest passes before it."
     )
 
 
@@ -339,9 +339,9 @@ def final_tail(profile: CollectionProfile, findings: Findings) -> str:
     mean, longest = units.durations(snapshot.mean_tail_seconds, snapshot.max_tail_seconds)
     weight = "not negligible" if findings.tail_weight.key == "tail_not_negligible" else "negligible"
     words = (
-        f"The final tail after the last epoch end takes {mean} on average and {longest} in the slowest run; it is"
-        f" {units.percent(snapshot.mean_tail_share)} of a run's wall time on average (the mean of the runs'"
-        f" shares): {weight}."
+        f"The final tail after the last epoch end: mean final tail {mean}, {longest} in the slowest run; mean tail"
+        f" share {units.percent(snapshot.mean_tail_share)} (the mean of the analyzed runs' shares of their wall"
+        f" time, as in Tasks): {weight}."
     )
     if ends_there:
         words += (
@@ -368,8 +368,9 @@ def between_markers(profile: CollectionProfile, findings: Findings) -> list[str]
         lines.append(final_tail(profile, findings))
     if findings.coarse_split and findings.coarse_split.key == "mostly_in_final_tail":
         lines.append(
-            f"Most of the time ({units.percent(profile.snapshot.mean_tail_share)} of a run's wall time on average)"
-            " passes after the final epoch end: finalization, not training, is where the time goes."
+            f"Most of the time (mean tail share {units.percent(profile.snapshot.mean_tail_share)}, the mean of the"
+            " analyzed runs' shares of their wall time) passes after the final epoch end: finalization, not training,"
+            " is where the time goes."
         )
     return lines
 

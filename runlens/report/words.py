@@ -35,7 +35,7 @@ KIND_WORDS = {
 PART_WORDS = {
     "opening_block": "start-up to the first checkpoint (run_start to the first marker)",
     "later_windows": "checkpoint to checkpoint, up to the final epoch end",
-    "final_tail": "final tail (the final epoch end to run_end)",
+    "final_tail": "mean final tail (the final epoch end to run_end)",
     "other": "outside those (after the last marker, or a run without markers)",
 }
 # the profiler's rest as its table names it (def_profile_sections): not goodput's `unattributed`, which

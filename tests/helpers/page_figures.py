@@ -7,8 +7,9 @@ name in these forms only, nothing else:
 
 - a table column headed by the name: each cell of it, for the row's first cell (a task, a
   collection), so a task's figure is held against the same task's figures only;
-- a table row labelled by the name (its first cell): the cells under the columns MEASURE_COLUMNS
-  knows (a share, a total, a mean per run), for the page as a whole;
+- a table row labelled by the name (its first cell, or the part of it before a closing
+  parenthesis that explains it): the cells under the columns MEASURE_COLUMNS knows (a share, a
+  total, a mean per run), for the page as a whole;
 - in a sentence, for the page as a whole: `name: figure`, `name figure` (the name at a phrase's
   start: after punctuation or `the`), `figure name` (the name closing the phrase), and
   `figure of name`.
@@ -17,9 +18,9 @@ Where one name is part of a longer one (`final tail` in `mean final tail`), the 
 (leftmost, longest): the longer one is a name of its own. A figure is a number and its unit
 (`s`, `min`, `h`, `d` as seconds; `%` as a share; none as a plain number, such as GPU-hours); what
 it measures is the share, the total, or the mean per run (a sentence's figure followed by "on
-average" or "per run"). Two figures with one name, measure and subject are equal when the ranges
-their printed digits allow overlap (`328 min` and `5.46 h` are equal, `46.0 h` and `45.7 h` are
-not).
+average" or "per run", and any duration under a name that says it is a mean). Two figures with
+one name, measure and subject are equal when the ranges their printed digits allow overlap
+(`328 min` and `5.46 h` are equal, `46.0 h` and `45.7 h` are not).
 """
 
 from __future__ import annotations
@@ -51,6 +52,7 @@ MEASURE_COLUMNS = {
     "total": "total",
     "per run here": "per run",
     "mean per run": "per run",
+    "this collection": "per run",  # the parts of the difference from the baseline: means per run
 }
 UNIT_SECONDS = {"s": 1, "min": 60, "h": 3600, "d": 86400}
 NUMBER = r"\d[\d,]*(?:\.\d+)?"
@@ -91,6 +93,14 @@ def figure_value(number: str, unit: str | None) -> tuple[str, float, float]:
     return ("share" if unit == "%" else "number"), value - step, value + step
 
 
+def measure_of(name: str, kind: str, otherwise: str) -> str:
+    if kind == "share":
+        return "share"
+    if kind == "number":
+        return "number"
+    return "per run" if name.startswith("mean ") else otherwise
+
+
 def plain(cell: str) -> str:
     """A cell or phrase as a name would be compared: no emphasis, code marks or link, lowercase."""
     cell = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", cell)
@@ -121,7 +131,8 @@ def table_figures(header: list[str], rows: list[list[str]], where: str) -> list[
     for row in rows:
         if not row:
             continue
-        subject, label = plain(row[0]), NAME_OF.get(plain(row[0]))
+        subject = plain(row[0])
+        label = NAME_OF.get(subject) or NAME_OF.get(re.sub(r"\s*\([^()]*\)$", "", subject))
         for column, cell in enumerate(row[1:], start=1):
             if column >= len(header):
                 break
@@ -130,10 +141,10 @@ def table_figures(header: list[str], rows: list[list[str]], where: str) -> list[
                 continue
             kind, low, high = figure_value(match["number"], match["unit"])
             if names[column]:
-                measure = "share" if kind == "share" else ("total" if kind == "duration" else "number")
+                measure = measure_of(names[column], kind, "total")
                 figures.append(Figure(names[column], measure, subject, low, high, cell, where))
             if label and plain(header[column]) in MEASURE_COLUMNS:
-                measure = MEASURE_COLUMNS[plain(header[column])]
+                measure = measure_of(label, kind, MEASURE_COLUMNS[plain(header[column])])
                 figures.append(Figure(label, measure, "", low, high, cell, where))
     return figures
 
@@ -161,12 +172,8 @@ def sentence_figures(line: str, where: str) -> list[Figure]:
         if not found:
             continue
         kind, low, high = figure_value(found["number"], found["unit"])
-        if kind == "share":
-            measure = "share"
-        elif kind == "duration":
-            measure = "per run" if re.match(r"\s*(?:on average|per run)\b", rest) else "total"
-        else:
-            measure = "number"
+        per_run = re.match(r"\s*(?:on average|per run)\b", rest)
+        measure = measure_of(name, kind, "per run" if per_run else "total")
         figures.append(Figure(name, measure, "", low, high, found["shown"], where))
     return figures
 
