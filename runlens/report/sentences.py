@@ -260,9 +260,10 @@ def goodput_unmeasured(findings: Findings) -> list[str]:
             )
         else:
             lines.append(
-                f"The checkpoint a resume went back to is inferred in {runs} of {of}: no `train_start` named its"
-                " step, so redone training there counts from the latest checkpoint before each restart, and is"
-                " longer if a resume went back further."
+                f"The checkpoint a resume went back to is inferred in {runs} of {of}: no `train_start` named the"
+                " step of a checkpoint before the restart (the step is read from `train_start` only, not from a"
+                " run_start's `config`), so redone training there counts from the latest checkpoint before each"
+                " restart, and is longer if a resume went back further."
             )
     return lines
 
