@@ -569,7 +569,7 @@ def coinciding_markers(findings: Findings) -> list[str]:
 def gpu_hours(profile: CollectionProfile, findings: Findings) -> str:
     span = profile.span
     if findings.gpu_hours.key == "gpu_hours_known":
-        return units.decimal(span.gpu_hours)
+        return f"{units.decimal(span.gpu_hours)} (each run's GPUs times its active hours, def_gpu_hours)"
     return (
         f"unknown ({units.count(span.runs_with_gpus)} of {plural(span.runs, 'run')} name their GPUs in"
         " `resources.gpus`)"

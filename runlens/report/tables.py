@@ -397,7 +397,7 @@ def gpu_table(profile: CollectionProfile) -> Table:
             ("runs", True, counts(task.runs for task in tasks)),
             ("runs naming their GPUs", True, counts(task.runs_with_gpus for task in tasks)),
             (
-                "GPU-hours",
+                "active GPU-hours",
                 True,
                 ["unknown" if task.gpu_hours is None else units.decimal(task.gpu_hours) for task in tasks],
             ),

@@ -11,8 +11,8 @@ name in these forms only, nothing else:
   parenthesis that explains it): the cells under the columns MEASURE_COLUMNS knows (a share, a
   total, a mean per run), for the page as a whole;
 - in a sentence, for the page as a whole: `name: figure`, `name figure` (the name at a phrase's
-  start: after punctuation or `the`), `figure name` (the name closing the phrase), and
-  `figure of name`.
+  start: after punctuation or `the`), `figure name` (the name closing the phrase, or any name
+  that is a unit, such as `3.60 GPU-hours`), and `figure of name`.
 
 Where one name is part of a longer one (`final tail` in `mean final tail`), the longer one is read
 (leftmost, longest): the longer one is a name of its own. A figure is a number and its unit
@@ -39,6 +39,7 @@ NAMES: dict[str, tuple[str, ...]] = {
     "mean tail share": ("mean tail share",),
     "goodput": ("goodput",),
     "GPU-hours": ("gpu-hours",),
+    "active GPU-hours": ("active gpu-hours",),
     "redone": ("redone",),
     "start-up": ("start-up",),
     "evaluation": ("evaluation",),
@@ -54,6 +55,8 @@ MEASURE_COLUMNS = {
     "mean per run": "per run",
     "this collection": "per run",  # the parts of the difference from the baseline: means per run
 }
+# names that are units: a figure before one is the name's even when the phrase goes on
+UNIT_NAMES = {"GPU-hours", "active GPU-hours"}
 UNIT_SECONDS = {"s": 1, "min": 60, "h": 3600, "d": 86400}
 NUMBER = r"\d[\d,]*(?:\.\d+)?"
 FIGURE = rf"(?P<number>{NUMBER})(?:\s?(?P<unit>%|(?:min|s|h|d)\b)|(?![\w.%]))"
@@ -166,7 +169,7 @@ def sentence_figures(line: str, where: str) -> list[Figure]:
             # figure name (the name closing a phrase) / figure of name
             preceding = re.search(rf"(?P<shown>{FIGURE})\s+(?P<of>of\s+(?:the\s+)?)?$", before)
             closes = re.match(r"\s*(?:$|[,;.:)])", after)
-            if preceding and (preceding["of"] or closes):
+            if preceding and (preceding["of"] or closes or name in UNIT_NAMES):
                 found = preceding
                 rest = after
         if not found:

@@ -153,7 +153,7 @@ def test_the_report_shows_the_live_sweep_span_and_timeline(sample_build, tmp_pat
     finishes = sorted((run.remaining[1], run_id) for run_id, run in LIVE.items() if run.live_status == "running")
     assert order[1:] == [f"`{run_id}`" for _, run_id in finishes]
     span = page[page.index("## Span and concurrency") :]
-    assert "- GPU-hours: unknown (11 of 14 runs name their GPUs in `resources.gpus`)" in span
+    assert "- active GPU-hours: unknown (11 of 14 runs name their GPUs in `resources.gpus`)" in span
     assert "![Runs over time, by task](timeline.png)" in span
     png = (tmp_path / "from-entangled-v2-continuous-v4-live" / "timeline.png").read_bytes()
     assert png.startswith(b"\x89PNG")

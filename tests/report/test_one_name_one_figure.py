@@ -82,6 +82,19 @@ def test_a_row_label_is_read_without_the_parenthesis_that_explains_it_and_a_mean
     assert clashes(page.replace("| final tail (the", "| mean final tail (the")) == []
 
 
+def test_a_figure_before_a_name_that_is_a_unit_is_the_name_s():
+    """goodput-a's page gave 3.60 GPU-hours (goodput's: every second of run time times GPUs) and
+    "GPU-hours: 3.06" (the span's: active hours times GPUs)."""
+    page = "- **Goodput: at most 51.7%** of 3.60 GPU-hours trained the model\n- GPU-hours: 3.06\n"
+    assert [figure[:2] + figure[3:] for figure in read(page)] == [
+        ("goodput", "share", "at most 51.7%"),
+        ("GPU-hours", "number", "3.60"),
+        ("GPU-hours", "number", "3.06"),
+    ]
+    assert len(clashes(page)) == 1
+    assert clashes(page.replace("- GPU-hours: 3.06", "- active GPU-hours: 3.06")) == []
+
+
 def test_figures_are_equal_when_their_printed_digits_allow_one_value():
     """328 min is 327.5 to 328.5 min, 5.46 h 327.3 to 327.9 min: one value can print as both."""
     same = "- the final tail 5.46 h\n\n| kind | total |\n|---|---:|\n| final tail | 328 min |\n"
