@@ -129,39 +129,11 @@
     select * from final
 {%- endmacro %}
 
-{#- The CTEs that give each key's profiler seconds per goodput bucket (def_goodput): `sections`,
-    one row per key (key_columns) with training_seconds (NULL without a training section),
-    checkpoint_restore_seconds, checkpoint_save_seconds, evaluation_seconds and
-    data_loading_seconds, from `profile_sections` (key_columns, section, seconds). A section takes
-    the var's entry before the seed's, a name before a pattern, the longest pattern first;
-    `unattributed` (the profile's time in no section) is no bucket's. Sums are rounded to whole
-    microseconds, so that they do not depend on the order the engine adds the sections in. -#}
-{% macro goodput_section_ctes(profile_sections, key_columns) -%}
-{{ runlens.section_bucket_ctes(profile_sections) }},
-
-sections as (
-    select
-        {% for column in key_columns %}{{ profile_sections }}.{{ column }},
-        {% endfor -%}
-        {{ runlens.whole_microseconds(
-            'sum(case when section_bucket_of.bucket = \'training\' then ' ~ profile_sections ~ '.seconds end)'
-        ) }} as training_seconds,
-        {%- for bucket in ['checkpoint_restore', 'checkpoint_save', 'evaluation', 'data_loading'] %}
-        {{ runlens.whole_microseconds(
-            'sum(case when section_bucket_of.bucket = \'' ~ bucket ~ '\' then ' ~ profile_sections ~ '.seconds else 0 end)'
-        ) }} as {{ bucket }}_seconds{{ ',' if not loop.last }}
-        {%- endfor %}
-    from {{ profile_sections }}
-    left join section_bucket_of on {{ profile_sections }}.section = section_bucket_of.section
-    group by {% for column in key_columns %}{{ profile_sections }}.{{ column }}{{ ', ' if not loop.last }}{% endfor %}
-)
-{%- endmacro %}
-
-{#- The CTEs that give each section name of `profile_sections` (a relation with a `section`
-    column) its goodput bucket (def_goodput), ending in `section_bucket_of` (section, bucket): the
-    var's entry before the seed's, a name before a pattern, the longest pattern first; a section no
-    entry names has no row; `unattributed` (a profile's time in no section) is no bucket's. -#}
-{% macro section_bucket_ctes(profile_sections) -%}
+{#- The CTEs that give each section of `profile_sections` (a relation with a `section` column) its
+    goodput bucket: `section_bucket_of` (section, bucket), one row per section that maps to a
+    bucket. A section takes the var's entry before the seed's, a name before a pattern, the longest
+    pattern first; a section no entry matches, and `unattributed`, have no row. -#}
+{% macro goodput_section_bucket_ctes(profile_sections) -%}
 section_buckets as (
     {{ runlens.goodput_section_buckets() }}
 ),
@@ -194,6 +166,34 @@ section_bucket_of as (
         bucket
     from section_matches
     where preference = 1
+)
+{%- endmacro %}
+
+{#- The CTEs that give each key's profiler seconds per goodput bucket (def_goodput): `sections`,
+    one row per key (key_columns) with training_seconds (NULL without a training section),
+    checkpoint_restore_seconds, checkpoint_save_seconds, evaluation_seconds and
+    data_loading_seconds, from `profile_sections` (key_columns, section, seconds). A section takes
+    the var's entry before the seed's, a name before a pattern, the longest pattern first;
+    `unattributed` (the profile's time in no section) is no bucket's. Sums are rounded to whole
+    microseconds, so that they do not depend on the order the engine adds the sections in. -#}
+{% macro goodput_section_ctes(profile_sections, key_columns) -%}
+{{ runlens.goodput_section_bucket_ctes(profile_sections) }},
+
+sections as (
+    select
+        {% for column in key_columns %}{{ profile_sections }}.{{ column }},
+        {% endfor -%}
+        {{ runlens.whole_microseconds(
+            'sum(case when section_bucket_of.bucket = \'training\' then ' ~ profile_sections ~ '.seconds end)'
+        ) }} as training_seconds,
+        {%- for bucket in ['checkpoint_restore', 'checkpoint_save', 'evaluation', 'data_loading'] %}
+        {{ runlens.whole_microseconds(
+            'sum(case when section_bucket_of.bucket = \'' ~ bucket ~ '\' then ' ~ profile_sections ~ '.seconds else 0 end)'
+        ) }} as {{ bucket }}_seconds{{ ',' if not loop.last }}
+        {%- endfor %}
+    from {{ profile_sections }}
+    left join section_bucket_of on {{ profile_sections }}.section = section_bucket_of.section
+    group by {% for column in key_columns %}{{ profile_sections }}.{{ column }}{{ ', ' if not loop.last }}{% endfor %}
 )
 {%- endmacro %}
 

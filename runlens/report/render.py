@@ -203,6 +203,7 @@ def render_profile(env, connection, summary: Row, folder: Path) -> tuple[Path, b
         tables=page_tables,
         answer=sentences.answer(profile, findings, page_tables),
         goodput_unmeasured=sentences.goodput_unmeasured(findings),
+        unmapped_sections=sentences.unmapped_sections(findings),
         between_markers=sentences.between_markers(profile, findings),
         limits=sentences.limits(profile, findings),
         not_shown=sentences.not_shown(findings),

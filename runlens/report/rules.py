@@ -81,6 +81,7 @@ class Findings:
     goodput: Finding | None = None
     goodput_unmeasured: list[Finding] = field(default_factory=list)
     named_tasks: int = 0
+    unmapped_sections: Finding | None = None
 
 
 def largest_share(profile: CollectionProfile) -> Finding | None:
@@ -260,6 +261,22 @@ def goodput_unmeasured(profile: CollectionProfile) -> list[Finding]:
     return found
 
 
+def unmapped_sections(profile: CollectionProfile) -> Finding | None:
+    """The profiler sections that map to no goodput bucket (agg_collection_profile_sections
+    .goodput_bucket NULL), so the page names them and the var that maps them: goodput counts their
+    seconds as unattributed beside the time in no section where a section maps to training
+    (`beside_training`), else within productive time, an upper bound (`without_training`)."""
+    sections = [
+        section
+        for section in profile.profile_sections
+        if section.section != "unattributed" and section.goodput_bucket is None
+    ]
+    if not sections:
+        return None
+    training = any(section.goodput_bucket == "training" for section in profile.profile_sections)
+    return Finding("beside_training" if training else "without_training", {"sections": sections})
+
+
 def coarse_split(profile: CollectionProfile) -> Finding | None:
     snapshot = profile.snapshot
     pre, tail = snapshot.mean_pre_tail_share, snapshot.mean_tail_share
@@ -359,7 +376,9 @@ def coinciding_markers(profile: CollectionProfile) -> Finding | None:
     kinds = [
         kind.interval_kind
         for kind in profile.interval_kinds
-        if kind.interval_kind != "downtime" and kind.intervals > 0 and kind.zero_second_intervals == kind.intervals
+        if kind.interval_kind != "... -> run_start"
+        and kind.intervals > 0
+        and kind.zero_second_intervals == kind.intervals
     ]
     if not kinds:
         return None
@@ -448,6 +467,7 @@ def evaluate(profile: CollectionProfile) -> Findings:
         goodput=goodput(profile),
         goodput_unmeasured=goodput_unmeasured(profile),
         named_tasks=named_tasks(profile),
+        unmapped_sections=unmapped_sections(profile),
     )
     return replace(found, not_shown=not_shown(profile, found))
 

@@ -65,8 +65,8 @@ def largest_share(profile: CollectionProfile, findings: Findings) -> str:
             words += f"; next comes {code(following.interval_kind)} with {units.percent(following.share_of_wall)}"
         return words + "."
     return (
-        f"The final tail after the last epoch end takes {units.percent(profile.snapshot.mean_tail_share)} of a"
-        " run's wall time on average; the rest passes before it."
+        f"The final tail after the last epoch end: mean tail share {units.percent(profile.snapshot.mean_tail_share)}"
+        " (the mean of the analyzed runs' shares of their wall time); the rest passes before it."
     )
 
 
@@ -86,8 +86,8 @@ def span_use(profile: CollectionProfile, findings: Findings) -> str:
     }.get(key, "")
     return (
         f"{opening}{units.decimal(span.mean_concurrent_runs)} runs at once on average (peak"
-        f" {units.count(span.peak_concurrent_runs)}), {units.duration(span.run_seconds)} of run time in a span of"
-        f" {units.duration(span.span_seconds)}{so_far}."
+        f" {units.count(span.peak_concurrent_runs)}), {units.duration(span.active_seconds)} of active time (run time"
+        f" less restart downtime) in a span of {units.duration(span.span_seconds)}{so_far}."
     )
 
 
@@ -266,11 +266,38 @@ def goodput_unmeasured(findings: Findings) -> list[str]:
             )
         elif finding.key == "restores_inferred":
             lines.append(
-                f"The checkpoint a resume went back to is inferred in {runs} of {of}: no `train_start` named its"
-                " step, so redone training there counts from the latest checkpoint before each restart, and is"
-                " longer if a resume went back further."
+                f"The checkpoint a resume went back to is inferred in {runs} of {of}: no `train_start` named the"
+                " step of a checkpoint before the restart (the step is read from `train_start` only, not from a"
+                " run_start's `config`), so redone training there counts from the latest checkpoint before each"
+                " restart, and is longer if a resume went back further."
             )
     return lines
+
+
+def unmapped_sections(findings: Findings) -> str | None:
+    """The sections that map to no goodput bucket (rules.unmapped_sections), and the var that maps one."""
+    if not findings.unmapped_sections:
+        return None
+    finding = findings.unmapped_sections
+    sections = finding.figures["sections"]
+    names = ", ".join(code(section.section) for section in sections)
+    one = len(sections) == 1
+    seconds = f"{'its' if one else 'their'} {units.duration(sum(section.total_seconds for section in sections))}"
+    if finding.key == "beside_training":
+        words = (
+            f"{names} {'maps' if one else 'map'} to no goodput bucket, so goodput counts {seconds} as unattributed,"
+            " beside the time in no section (in a run without a training section, within its productive time)"
+        )
+    else:
+        words = (
+            f"{names} {'maps' if one else 'map'} to no goodput bucket, and no section here maps to training, so"
+            f" goodput counts {seconds} within productive time, which is then an upper bound"
+        )
+    example = f"runlens build -- --vars '{{goodput_section_buckets: {{{sections[0].section}: <bucket>}}}}'"
+    return (
+        f"{words}: the var `goodput_section_buckets` maps a section to a bucket (`training`, `evaluation`,"
+        f" `checkpoint_save`, `checkpoint_restore` or `data_loading`), as in {code(example)}."
+    )
 
 
 def longest_interval(profile: CollectionProfile, findings: Findings) -> str:
@@ -319,9 +346,9 @@ def final_tail(profile: CollectionProfile, findings: Findings) -> str:
     mean, longest = units.durations(snapshot.mean_tail_seconds, snapshot.max_tail_seconds)
     weight = "not negligible" if findings.tail_weight.key == "tail_not_negligible" else "negligible"
     words = (
-        f"The final tail after the last epoch end takes {mean} on average and {longest} in the slowest run; it is"
-        f" {units.percent(snapshot.mean_tail_share)} of a run's wall time on average (the mean of the runs'"
-        f" shares): {weight}."
+        f"The final tail after the last epoch end: mean final tail {mean}, {longest} in the slowest run; mean tail"
+        f" share {units.percent(snapshot.mean_tail_share)} (the mean of the analyzed runs' shares of their wall"
+        f" time, as in Tasks): {weight}."
     )
     if ends_there:
         words += (
@@ -348,8 +375,9 @@ def between_markers(profile: CollectionProfile, findings: Findings) -> list[str]
         lines.append(final_tail(profile, findings))
     if findings.coarse_split and findings.coarse_split.key == "mostly_in_final_tail":
         lines.append(
-            f"Most of the time ({units.percent(profile.snapshot.mean_tail_share)} of a run's wall time on average)"
-            " passes after the final epoch end: finalization, not training, is where the time goes."
+            f"Most of the time (mean tail share {units.percent(profile.snapshot.mean_tail_share)}, the mean of the"
+            " analyzed runs' shares of their wall time) passes after the final epoch end: finalization, not training,"
+            " is where the time goes."
         )
     return lines
 
@@ -547,7 +575,7 @@ def coinciding_markers(findings: Findings) -> list[str]:
 def gpu_hours(profile: CollectionProfile, findings: Findings) -> str:
     span = profile.span
     if findings.gpu_hours.key == "gpu_hours_known":
-        return units.decimal(span.gpu_hours)
+        return f"{units.decimal(span.gpu_hours)} (each run's GPUs times its active hours, def_gpu_hours)"
     return (
         f"unknown ({units.count(span.runs_with_gpus)} of {plural(span.runs, 'run')} name their GPUs in"
         " `resources.gpus`)"

@@ -18,6 +18,7 @@ from runlens.report.words import (
     KIND_WORDS,
     PART_WORDS,
     RANK_BASIS_WORDS,
+    SECTION_WORDS,
     SOURCE_WORDS,
     peer_words,
     time,
@@ -272,7 +273,7 @@ def sections_table(profile: CollectionProfile) -> Table:
     sections = profile.profile_sections
     return table(
         [
-            ("section", False, texts(section.section for section in sections)),
+            ("section", False, texts(SECTION_WORDS.get(section.section, section.section) for section in sections)),
             (
                 "share of profiled wall time",
                 True,
@@ -396,7 +397,7 @@ def gpu_table(profile: CollectionProfile) -> Table:
             ("runs", True, counts(task.runs for task in tasks)),
             ("runs naming their GPUs", True, counts(task.runs_with_gpus for task in tasks)),
             (
-                "GPU-hours",
+                "active GPU-hours",
                 True,
                 ["unknown" if task.gpu_hours is None else units.decimal(task.gpu_hours) for task in tasks],
             ),

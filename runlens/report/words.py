@@ -28,15 +28,19 @@ KIND_WORDS = {
     "validates, then saves",
     "epoch_end -> epoch_end": "a whole epoch without a save",
     "epoch_end -> run_end": "the final tail after the last epoch end",
-    "downtime": "downtime before a restart",
+    "... -> run_start": "from the last marker before a crash to the restart: the work after that marker, then the"
+    " time down",
 }
 # the parts of a run's wall time (def_wall_time_parts), as a researcher would name them
 PART_WORDS = {
     "opening_block": "start-up to the first checkpoint (run_start to the first marker)",
     "later_windows": "checkpoint to checkpoint, up to the final epoch end",
-    "final_tail": "final tail (the final epoch end to run_end)",
+    "final_tail": "mean final tail (the final epoch end to run_end)",
     "other": "outside those (after the last marker, or a run without markers)",
 }
+# the profiler's rest as its table names it (def_profile_sections): not goodput's `unattributed`, which
+# also holds the sections that map to no goodput bucket
+SECTION_WORDS = {"unattributed": "in no section"}
 # the goodput buckets (def_goodput in models/marts/goodput/_goodput__docs.md); `restarts` is down
 # and redone together, what the restarts cost (lost work is no restart's)
 GOODPUT_WORDS = {

@@ -1,10 +1,12 @@
 """Rendered Markdown pages against their golden copies (tests/golden/<name>/): any page that
-differs is saved under tests/golden/_mismatches/ for review, and the check fails naming them."""
+differs is saved under tests/golden/_mismatches/ for review, and the check fails naming them. Each
+rendered page is also held to one figure per name (page_figures.py)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from page_figures import clashes
 from pipeline import REPO
 
 GOLDEN_ROOT = REPO / "tests" / "golden"
@@ -33,3 +35,5 @@ def assert_matches_golden(
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(actual.get(name, ""), encoding="utf-8")
     assert differing == [], f"rendered pages differ from {golden}; new output saved under {mismatches}"
+    named_twice = {name: found for name, text in actual.items() if (found := clashes(text))}
+    assert named_twice == {}, f"rendered pages give one name several figures: {named_twice}"

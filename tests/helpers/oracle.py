@@ -88,6 +88,17 @@ def seconds(start: datetime, end: datetime) -> float:
     return (end - start).total_seconds()
 
 
+def session_ends(kept: list[dict], events: list[dict]) -> list[tuple[datetime, datetime]]:
+    """(last event, restart) for each restart among a run's kept markers: the run was down from its
+    session's last event (any event read, from the session's run_start on) to the restart
+    (def_downtime, def_sessions)."""
+    starts = [m["_at"] for m in kept if m["event"] == "run_start"]
+    return [
+        (max(e["_at"] for e in events if start <= e["_at"] < restart), restart)
+        for start, restart in zip(starts, starts[1:], strict=False)
+    ]
+
+
 def runs_from(events: list[dict]) -> dict[str, Run]:
     by_run: dict[str, list[dict]] = {}
     for event in events:
@@ -116,7 +127,7 @@ def build_run(run_id: str, events: list[dict]) -> Run:
     intervals = [
         (f"{labels[i - 1]} -> {labels[i]}", seconds(kept[i - 1]["_at"], kept[i]["_at"])) for i in range(1, len(kept))
     ]
-    downtime = sum(s for (label, s) in intervals if label.endswith("-> run_start"))
+    downtime = sum(seconds(last, restart) for last, restart in session_ends(kept, events))
     epoch_ends = [m for m in kept if m["event"] == "epoch_end"]
     start_at = kept[0]["_at"]
     if final_end is not None:
@@ -180,6 +191,7 @@ class Timeline:
     task: str
     status: str
     markers: list[tuple[str, str, datetime, float]]  # (event, label, at, active seconds to it)
+    down: dict[datetime, datetime]  # each restart's run_start -> its crashed session's last event
     next_interval: dict[int, float]  # marker position -> seconds of the interval after it
     last_event_at: datetime
     ended_at: datetime | None
@@ -212,13 +224,15 @@ def timelines(events: list[dict]) -> dict[str, Timeline]:
             for i, m in enumerate(markers)
             if i >= first and (final_end is None or i <= final_end) and (m["event"] != "run_end" or i == final_end)
         ]
+        down = {restart: last for last, restart in session_ends(kept, run_events)}
         active, rows, following = 0.0, [], {}
         for i, marker in enumerate(kept):
             if i > 0:
                 gap = seconds(kept[i - 1]["_at"], marker["_at"])
                 following[i - 1] = gap
-                if marker["event"] != "run_start":
-                    active += gap
+                if marker["event"] == "run_start":  # a restart: only its downtime is left out
+                    gap -= seconds(down[marker["_at"]], marker["_at"])
+                active += gap
             label = f"step_{marker['step']}" if marker["event"] == "checkpoint" else marker["event"]
             rows.append((marker["event"], label, marker["_at"], active))
         gpus = None
@@ -233,6 +247,7 @@ def timelines(events: list[dict]) -> dict[str, Timeline]:
             task=starts[0]["task"],
             status=run.status,
             markers=rows,
+            down=down,
             next_interval=following,
             last_event_at=max(e["_at"] for e in run_events),
             ended_at=kept[-1]["_at"] if final_end is not None else None,
@@ -319,11 +334,12 @@ def live_runs(lines: dict[str, Timeline], as_of: datetime) -> dict[str, LiveRun]
 
 
 def stretches(line: Timeline, end: datetime) -> list[tuple[float, float]]:
-    """The run's running stretches as (start, end) in Unix seconds: a restart's downtime left out."""
+    """The run's running stretches as (start, end) in Unix seconds: a restart's downtime left out,
+    each session running to its last event."""
     result, opened = [], line.markers[0][2]
     for i, (event, _, at, _) in enumerate(line.markers):
         if event == "run_start" and i > 0:
-            result.append((opened.timestamp(), line.markers[i - 1][2].timestamp()))
+            result.append((opened.timestamp(), line.down[at].timestamp()))
             opened = at
     result.append((opened.timestamp(), end.timestamp()))
     return result

@@ -562,11 +562,11 @@ def test_imported_wandb_runs_reach_the_marts_with_their_wall_times_and_downtime(
         low = recorded[-1]["run_end"]["ts"] - recorded[0]["run_start"]["ts_after"] - EXACT - APPROXIMATE
         high = recorded[-1]["run_end"]["ts_after"] - recorded[0]["run_start"]["ts"] + EXACT + APPROXIMATE
         assert low <= wall <= high, (run_id, wall, low, high)
-    # downtime: from the first session's last marker (its last checkpoint or epoch end) to the restart
+    # downtime (def_downtime): from the first session's last event, its end (the run_end the importer
+    # writes for it, approximate as the run's own end is), to the restart
     first, second = sessions("resumed")
-    last_marker = max([c["ts"] for c in first["checkpoints"]] + [e["ts"] for e in first["epoch_ends"]])
-    low = second["run_start"]["ts"] - last_marker - EXACT - APPROXIMATE
-    high = second["run_start"]["ts_after"] - last_marker + EXACT + APPROXIMATE
+    low = second["run_start"]["ts"] - first["run_end"]["ts_after"] - EXACT - APPROXIMATE
+    high = second["run_start"]["ts_after"] - first["run_end"]["ts"] + EXACT + APPROXIMATE
     assert low <= by_id["rlresum1"][3] <= high, (by_id["rlresum1"][3], low, high)
     assert collections == [(PROJECT, 5, 1), (f"{PROJECT}/sweep-a", 2, 0)]  # the crashed run: excluded, failed
     render_reports(database, tmp_path / "reports")

@@ -381,15 +381,15 @@ def run_plans(draw, index: int, collections: list[str], namespace: str) -> RunPl
     t = first = BASE_MS + gap(0, 10 * DAY_MS)
     events: list[Event] = []
     markers: list[Event] = []
-    step = epoch = downtime = 0
+    step = epoch = 0
+    restarts: list[int] = []  # each restart's run_start, ms
     for segment in range(segments):
         if segment:
-            last_marker = markers[-1].ms
             if draw(st.booleans()):  # the crash left a run_end that the restart supersedes
                 t += gap(1, 600_000)
                 events.append(Event(run_id, "run_end", t, {"status": draw(st.sampled_from(["crashed", "oom"]))}))
             t += gap(1, 3_600_000)
-            downtime += t - last_marker
+            restarts.append(t)
             if draw(st.booleans()):  # resumed from an earlier checkpoint: step numbers repeat
                 step = max(0, step - gap(0, 1500))
         fields = {"collection": collection, "task": task}
@@ -439,6 +439,13 @@ def run_plans(draw, index: int, collections: list[str], namespace: str) -> RunPl
             fields["sections"] = {name: gap(0, 5_000_000) / 1000 for name in names}
         profiles.append(Event(run_id, "profile", at, fields))
     events.extend(profiles)
+    # def_downtime: each restart's downtime runs from its session's last event (a marker, the run_end
+    # the crash left, or a profile written in the session) to the restart
+    starts = [first, *restarts]
+    downtime = sum(
+        restart - max(event.ms for event in events if previous <= event.ms < restart)
+        for previous, restart in zip(starts, restarts, strict=False)
+    )
 
     pre_tail = tail = None
     if end is not None:

@@ -113,7 +113,7 @@ def test_4_the_sweeps_progress(sample_db):
 def kind_of(label: str) -> str:
     start, end = label.split(" -> ")
     if end == "run_start":
-        return "downtime"
+        return "... -> run_start"
     return " -> ".join("checkpoint" if marker.startswith("step_") else marker for marker in (start, end))
 
 
@@ -262,10 +262,10 @@ def test_14_throughput(sample_db):
 
 
 def test_15_span_and_concurrency(sample_db):
-    for collection, span_hours, run_hours, peak, mean_at_once, _ in rows(sample_db, 15):
+    for collection, span_hours, active_hours, peak, mean_at_once, _ in rows(sample_db, 15):
         stretches = collection_stretches(LINES, LIVE, AS_OF, collection)
         first, last, expected_peak, run_seconds = concurrency([s for runs in stretches.values() for s in runs])
-        assert (span_hours, run_hours, peak) == (
+        assert (span_hours, active_hours, peak) == (
             round((last - first) / 3600, 2),
             round(run_seconds / 3600, 2),
             expected_peak,

@@ -106,7 +106,7 @@ def test_span_and_concurrency_match_the_oracle(sample_db, collection):
     assert span["first_started_at"].replace(tzinfo=UTC).timestamp() == pytest.approx(first, abs=1e-6)
     assert span["span_ended_at"].replace(tzinfo=UTC).timestamp() == pytest.approx(last, abs=1e-6)
     assert span["peak_concurrent_runs"] == peak
-    assert span["run_seconds"] == pytest.approx(run_seconds, abs=1e-3)
+    assert span["active_seconds"] == pytest.approx(run_seconds, abs=1e-3)
     assert span["mean_concurrent_runs"] == pytest.approx(run_seconds / (last - first), rel=1e-9)
     # a running run counts with its expected length: so far plus its estimated remaining seconds
     lengths = {
@@ -153,7 +153,7 @@ def test_the_report_shows_the_live_sweep_span_and_timeline(sample_build, tmp_pat
     finishes = sorted((run.remaining[1], run_id) for run_id, run in LIVE.items() if run.live_status == "running")
     assert order[1:] == [f"`{run_id}`" for _, run_id in finishes]
     span = page[page.index("## Span and concurrency") :]
-    assert "- GPU-hours: unknown (11 of 14 runs name their GPUs in `resources.gpus`)" in span
+    assert "- active GPU-hours: unknown (11 of 14 runs name their GPUs in `resources.gpus`)" in span
     assert "![Runs over time, by task](timeline.png)" in span
     png = (tmp_path / "from-entangled-v2-continuous-v4-live" / "timeline.png").read_bytes()
     assert png.startswith(b"\x89PNG")

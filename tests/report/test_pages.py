@@ -38,7 +38,8 @@ def test_rendering_twice_gives_identical_bytes(faulty_db_path, tmp_path):
 
 def test_golden_figures_are_the_hand_computed_ones():
     """The gold profile quotes the figures worked out by hand in tests/fixtures/faulty/expected.json:
-    alpha's means in minutes (2400 s, 2550 s), its speedup against base (0.75: 1.33x slower), and
+    alpha's means in minutes (2400 s, 2550 s), its speedup against base (0.75: 1.33x slower), its
+    one restart's downtime (900 s, from the superseded run_end to the restart) as goodput's down, and
     the data quality of its own files only: the five under alpha/ and zz-dupes.jsonl, which holds
     a duplicate of an alpha line; base/runs.jsonl's rejects are base's."""
     expected = json.loads((REPO / "tests" / "fixtures" / "faulty" / "expected.json").read_text())
@@ -50,7 +51,9 @@ def test_golden_figures_are_the_hand_computed_ones():
     mean, median = alpha["mean_wall_seconds"] / 60, alpha["median_wall_seconds"] / 60
     assert f"| classify | 4 | 2 | {mean:.1f} min | {median:.1f} min |" in page
     assert f"{1 / expected['comparison']['speedup']:.2f}x slower ({mean:.1f} min against 30.0 min" in page
-    assert f"{alpha['mean_tail_share'] * 100:.1f}% of a run's wall time on average" in page
+    assert f"mean tail share {alpha['mean_tail_share'] * 100:.1f}% (the mean of the analyzed runs' shares" in page
+    # the one restart's downtime, the same figure in goodput's down (def_downtime): 900 s
+    assert f"({expected['runs']['alpha-resumed']['downtime_seconds'] / 60:.1f} min down," in page
     assert "`eval.num_samples`" in page and "The two were measured differently" in page
     files = [name for name in expected["files"] if name.startswith("alpha/")] + ["zz-dupes.jsonl"]
     totals = {key: sum(expected["files"][name][key] for name in files) for key in ("lines_read", "rejected")}

@@ -4,8 +4,9 @@
 -- joins the markers again (fct_run_throughput), and with the run's collection and task, so that no
 -- reader joins the runs for them; and with its position (def_interval_positions), which lines up
 -- across runs whether or not a run restarted: a restart's downtime has none, and the interval that
--- opens at a restart's run_start takes the place of the one the restart cut. Grain: one row per run
--- and interval_index.
+-- opens at a restart's run_start takes the place of the one the restart cut; and, for an interval
+-- that ends at a restart, its downtime (def_downtime: from the session's last event, int_run_sessions).
+-- Grain: one row per run and interval_index.
 with
 
 markers as (
@@ -15,6 +16,11 @@ markers as (
 
 attributes as (
     select * from {{ ref('int_run_attributes') }}
+    where {{ runlens.is_run_to_compute('run_id') }}
+),
+
+sessions as (
+    select * from {{ ref('int_run_sessions') }}
     where {{ runlens.is_run_to_compute('run_id') }}
 ),
 
@@ -140,6 +146,15 @@ final as (
         {{ runlens.seconds_between('paired.started_at', 'paired.ended_at') }} as seconds,
         coalesce(paired.to_marker_index <= final_epoch_ends.final_epoch_end_index, false) as is_pre_epoch,
         paired.is_downtime,
+        -- the part of an interval that ends at a restart after the session's last event: no process
+        -- ran (def_downtime); the rest of it is the crashed session's work after its last marker
+        case
+            when paired.is_downtime and sessions.last_event_at > paired.started_at
+                then {{ runlens.seconds_between('sessions.last_event_at', 'paired.ended_at') }}
+            when paired.is_downtime
+                then {{ runlens.seconds_between('paired.started_at', 'paired.ended_at') }}
+            else cast(0 as {{ runlens.type_double() }})
+        end as down_seconds,
         paired.from_event_type,
         paired.from_step,
         paired.to_event_type,
@@ -152,6 +167,10 @@ final as (
     from counted as paired
     left join final_epoch_ends on paired.run_id = final_epoch_ends.run_id
     left join attributes on paired.run_id = attributes.run_id
+    left join sessions
+        on paired.run_id = sessions.run_id
+        and paired.is_downtime
+        and paired.ended_at = sessions.next_started_at
 )
 
 select * from final

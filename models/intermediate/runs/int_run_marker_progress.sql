@@ -25,7 +25,7 @@ reached as (
         to_event_type as event_type,
         ended_at as event_at,
         seconds as seconds_of_interval,
-        case when is_downtime then 0 else seconds end as active_seconds_of_interval
+        seconds - down_seconds as active_seconds_of_interval
     from intervals
     union all
     select

@@ -176,7 +176,7 @@ final as (
         restored.restored_checkpoint_at,
         restored.restored_step,
         -- a resume's checkpoint is inferred unless its train_start named its step (0 without a
-        -- checkpoint: training began again from the start)
+        -- checkpoint: training began again from the start; def_inferred_restore)
         case
             when sessions.session_index = 1 then false
             when train_starts.train_start_step is null then true

@@ -71,7 +71,7 @@ interval_summary as (
     select
         run_id,
         count(*) as interval_count,
-        coalesce(sum(seconds) filter (where is_downtime), 0) as downtime_seconds
+        coalesce(sum(down_seconds), 0) as downtime_seconds
     from intervals
     group by run_id
 ),

@@ -66,7 +66,7 @@ downtimes as (
         bounded.epoch_index,
         intervals.collection,
         intervals.task,
-        sum(case when intervals.is_downtime then intervals.seconds else 0 end) as downtime_seconds
+        sum(intervals.down_seconds) as downtime_seconds
     from bounded
     inner join intervals
         on bounded.run_id = intervals.run_id

@@ -35,7 +35,7 @@ final as (
         from_event_type,
         to_event_type,
         case
-            when is_downtime then 'downtime'
+            when is_downtime then '... -> run_start'
             else from_event_type || ' -> ' || to_event_type
         end as interval_kind,
         seconds

@@ -128,7 +128,7 @@ part_weights as (
     where stretch_totals.all_seconds > 0
 ),
 
-{{ runlens.section_bucket_ctes('stretch_sections') }},
+{{ runlens.goodput_section_bucket_ctes('stretch_sections') }},
 
 weighted as (
     select

@@ -151,7 +151,7 @@ every_row as (
     from interval_rows
 ),
 
-{{ runlens.section_bucket_ctes('every_row') }},
+{{ runlens.goodput_section_bucket_ctes('every_row') }},
 
 final as (
     select

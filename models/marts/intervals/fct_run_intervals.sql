@@ -19,6 +19,7 @@ final as (
         seconds,
         is_pre_epoch,
         is_downtime,
+        down_seconds,
         position_index,
         position_label
     from intervals

@@ -95,7 +95,7 @@ collection_spans as (
         max(ended_at) as span_ended_at,
         max(case when is_open then 1 else 0 end) = 1 as is_open,
         count(*) as runs,
-        sum(running_seconds) as run_seconds
+        sum(running_seconds) as active_seconds
     from run_spans
     group by collection
 ),
@@ -118,11 +118,11 @@ final as (
         {{ runlens.seconds_between('collection_spans.first_started_at', 'collection_spans.span_ended_at') }}
             as span_seconds,
         collection_spans.runs,
-        collection_spans.run_seconds,
+        collection_spans.active_seconds,
         cast(peaks.peak_concurrent_runs as {{ dbt.type_bigint() }}) as peak_concurrent_runs,
         case
             when collection_spans.first_started_at < collection_spans.span_ended_at
-                then collection_spans.run_seconds / {{ runlens.seconds_between(
+                then collection_spans.active_seconds / {{ runlens.seconds_between(
                     'collection_spans.first_started_at', 'collection_spans.span_ended_at'
                 ) }}
         end as mean_concurrent_runs,

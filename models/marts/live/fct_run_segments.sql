@@ -20,9 +20,11 @@ runs as (
         and {{ runlens.is_run_to_compute_or_live('run_id') }}
 ),
 
-downtime as (
-    select * from {{ ref('fct_run_intervals') }}
-    where is_downtime and {{ runlens.is_run_to_compute_or_live('run_id') }}
+restarted_sessions as (
+    -- the sessions another one follows: the run was down from their last event to the next
+    -- run_start (def_downtime)
+    select * from {{ ref('int_run_sessions') }}
+    where next_started_at is not null and {{ runlens.is_run_to_compute_or_live('run_id') }}
 ),
 
 run_spans as (
@@ -45,8 +47,8 @@ run_spans as (
 ),
 
 boundaries as (
-    -- segment k runs from the k-th start (the first run_start, then each restart) to the next
-    -- crash (the start of a downtime interval) or the span's end
+    -- segment k runs from the k-th start (the first run_start, then each restart) to the k-th
+    -- session's last event, or for the last one to the span's end
     select
         run_id,
         0 as boundary_index,
@@ -56,10 +58,10 @@ boundaries as (
     union all
     select
         run_id,
-        row_number() over (partition by run_id order by interval_index) as boundary_index,
-        started_at as downtime_started_at,
-        ended_at as downtime_ended_at
-    from downtime
+        session_index as boundary_index,
+        last_event_at as downtime_started_at,
+        next_started_at as downtime_ended_at
+    from restarted_sessions
 ),
 
 segments as (

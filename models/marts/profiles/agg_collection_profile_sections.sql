@@ -1,5 +1,6 @@
 -- Profiler sections per collection over its analyzed runs that have a profile
--- (def_profile_sections). Grain: one row per collection and section.
+-- (def_profile_sections), each with the goodput bucket its seconds count in (def_goodput).
+-- Grain: one row per collection and section.
 with
 
 runs as (
@@ -25,6 +26,8 @@ profiled_totals as (
     group by runs.collection
 ),
 
+{{ runlens.goodput_section_bucket_ctes('sections') }},
+
 section_totals as (
     select
         runs.collection,
@@ -39,6 +42,7 @@ final as (
     select
         section_totals.collection,
         section_totals.section,
+        section_bucket_of.bucket as goodput_bucket,
         section_totals.total_seconds,
         case
             when profiled_totals.profiled_wall_seconds > 0
@@ -48,6 +52,7 @@ final as (
         profiled_totals.profiled_runs
     from section_totals
     inner join profiled_totals on section_totals.collection = profiled_totals.collection
+    left join section_bucket_of on section_totals.section = section_bucket_of.section
 )
 
 select * from final
