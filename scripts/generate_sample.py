@@ -225,12 +225,11 @@ def v2_run(rng: random.Random, task: str, k: int) -> Run:
     sections = {k: round(wall * v * jitter(rng, 0.04), 1) for k, v in V2_SECTIONS.items()}
     t = t0 + (wall + rng.uniform(1, 5)) * 1000
     # the profiler's cumulative summary after every marker (final: false), as runlens' writer writes
-    # one at each checkpoint: training and evaluation at an even pace up to the epoch end, the
-    # output written after it
-    end_of_training = markers[-1][0]
+    # one at each checkpoint: training and evaluation at an even pace over the whole run, the
+    # output written after the epoch end
     for at, event, fields in markers:
         run.add(event, at, **fields)
-        done = (at - t0) / (end_of_training - t0)
+        done = (at - t0) / (t - t0)
         so_far = {k: min(round(v * done, 1), v) if k != "output_writing" else 0.0 for k, v in sections.items()}
         run.add("profile", at, wall_seconds=round((at - t0) / 1000, 1), sections=so_far, final=False)
     run.add("profile", t, wall_seconds=round(wall, 1), sections=sections)

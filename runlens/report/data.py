@@ -62,6 +62,17 @@ PROFILE_READS = {
     "task_gpu_hours": MartRead("agg_task_gpu_hours", order_by="task"),
     "rank_waiting": MartRead("agg_collection_rank_waiting"),
     "goodput": MartRead("agg_collection_goodput", order_by="bucket_order"),
+    # what each part of the runs was spent on (runs with several profiles), the parts in run order
+    "interval_sections": MartRead(
+        "agg_collection_interval_sections",
+        order_by=(
+            "case wall_time_part when 'opening_block' then 1 when 'later_windows' then 2"
+            " when 'final_tail' then 3 else 4 end, seconds desc, section"
+        ),
+    ),
+    "interval_section_comparison": MartRead(
+        "cmp_collection_interval_sections", order_by="wall_time_part, abs(change_seconds) desc, section"
+    ),
     "task_goodput": MartRead("agg_task_goodput", order_by="task, bucket_order"),
     # the buckets either side spent time in, the one that moved most first; a bucket one side could
     # not measure did not move (share_change NULL): after those that did
@@ -153,6 +164,8 @@ class CollectionProfile:
     goodput: list[Row] = field(default_factory=list)
     task_goodput: list[Row] = field(default_factory=list)
     goodput_comparison: list[Row] = field(default_factory=list)
+    interval_sections: list[Row] = field(default_factory=list)
+    interval_section_comparison: list[Row] = field(default_factory=list)
     build: Row | None = None  # the thresholds the marts were built with (dim_build)
 
     @property

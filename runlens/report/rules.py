@@ -82,6 +82,7 @@ class Findings:
     goodput_unmeasured: list[Finding] = field(default_factory=list)
     named_tasks: int = 0
     unmapped_sections: Finding | None = None
+    inside_intervals: Finding | None = None
 
 
 def largest_share(profile: CollectionProfile) -> Finding | None:
@@ -468,8 +469,39 @@ def evaluate(profile: CollectionProfile) -> Findings:
         goodput_unmeasured=goodput_unmeasured(profile),
         named_tasks=named_tasks(profile),
         unmapped_sections=unmapped_sections(profile),
+        inside_intervals=inside_intervals(profile),
     )
     return replace(found, not_shown=not_shown(profile, found))
+
+
+# the parts of a run whose sections a page names first: the later windows, where the work is
+INSIDE_PARTS = ("later_windows", "opening_block", "final_tail")
+# what is no section's: not named as a section's share
+NO_SECTION = ("unattributed", "unprofiled")
+
+
+def inside_intervals(profile: CollectionProfile) -> Finding | None:
+    """What the first part of INSIDE_PARTS the runs have was spent on: its two largest sections
+    (agg_collection_interval_sections), and against the baseline, how much longer or shorter the
+    part is per run and which section holds most of that change, in its direction
+    (cmp_collection_interval_sections)."""
+    rows = profile.interval_sections
+    part = next((name for name in INSIDE_PARTS if any(row.wall_time_part == name for row in rows)), None)
+    if part is None:
+        return None
+    sections = [row for row in rows if row.wall_time_part == part and row.section not in NO_SECTION]
+    sections = [row for row in sections if row.seconds > 0]
+    if not sections:
+        return None
+    figures = {"part": part, "first": sections[0], "second": sections[1] if len(sections) > 1 else None}
+    figures["runs"] = sections[0].runs
+    changes = [row for row in profile.interval_section_comparison if row.wall_time_part == part]
+    if changes:
+        change = changes[0].part_change_seconds
+        same_way = [row for row in changes if row.section not in NO_SECTION and row.change_seconds * change > 0]
+        figures["change"] = change
+        figures["held_by"] = max(same_way, key=lambda row: abs(row.change_seconds)) if same_way else None
+    return Finding("inside_intervals", figures)
 
 
 def no_runs(data_quality: Row) -> Finding:

@@ -9,7 +9,7 @@ from runlens.report import units
 from runlens.report.data import CollectionProfile
 from runlens.report.markdown import escape_code, escape_text
 from runlens.report.rules import Findings
-from runlens.report.words import KIND_WORDS, SOURCE_WORDS, time
+from runlens.report.words import INSIDE_PART_WORDS, KIND_WORDS, SOURCE_WORDS, time
 
 
 def code(value: str) -> str:
@@ -227,6 +227,8 @@ def answer(profile: CollectionProfile, findings: Findings, tables: dict) -> list
         lines.append("No run of this collection is complete, so there are no wall-time figures yet.")
     if findings.largest_share:
         lines.append(largest_share(profile, findings))
+    if findings.inside_intervals:
+        lines.append(inside_intervals(findings))
     if findings.span_use:
         lines.append(span_use(profile, findings))
     if findings.baseline_change:
@@ -238,6 +240,27 @@ def answer(profile: CollectionProfile, findings: Findings, tables: dict) -> list
     if findings.stragglers and findings.stragglers.key == "flagged":
         lines.append(stragglers(profile))
     return lines
+
+
+def inside_intervals(findings: Findings) -> str:
+    """What a part of the runs was spent on, and against the baseline what changed (rules.inside_intervals)."""
+    figures = findings.inside_intervals.figures
+    first, second = figures["first"], figures["second"]
+    part = INSIDE_PART_WORDS[figures["part"]]
+    words = f"**Inside the intervals**, {part} are {units.percent(first.share_of_part)} {escape_text(first.section)}"
+    if second is not None:
+        words += f" and {units.percent(second.share_of_part)} {escape_text(second.section)}"
+    words += f" (over {plural(figures['runs'], 'analyzed run')} with a profile at more than one moment)"
+    change = figures.get("change")
+    if change is not None:
+        way = "longer" if change > 0 else "shorter"
+        held_by = figures["held_by"]
+        # one unit for the change and its part: "1.80 min longer, of which ... 1.60 min"
+        texts = units.duration_column([abs(change), abs(held_by.change_seconds) if held_by else None])
+        words += f"; against the baseline they are {texts[0]} {way} per run"
+        if held_by is not None:
+            words += f", of which {escape_text(held_by.section)} {texts[1]}"
+    return words + "."
 
 
 def goodput_unmeasured(findings: Findings) -> list[str]:

@@ -12,9 +12,12 @@ from dataclasses import dataclass
 from runlens.report import rules, units
 from runlens.report.data import CollectionProfile, IndexData
 from runlens.report.markdown import escape_code, escape_text
+from runlens.report.rules import NO_SECTION
 from runlens.report.words import (
     GOODPUT_COLUMNS,
     GOODPUT_WORDS,
+    INSIDE_PART_WORDS,
+    INTERVAL_SECTION_WORDS,
     KIND_WORDS,
     PART_WORDS,
     RANK_BASIS_WORDS,
@@ -285,6 +288,36 @@ def sections_table(profile: CollectionProfile) -> Table:
     )
 
 
+def interval_sections_table(profile: CollectionProfile) -> Table | None:
+    """Each part of the runs (in run order) with its mean per run and each section's share of it:
+    the sections the parts spent time in, largest overall first, then the time in no section and
+    the time no profile covered (agg_collection_interval_sections)."""
+    rows = profile.interval_sections
+    if not rows:
+        return None
+    parts = list(dict.fromkeys(row.wall_time_part for row in rows))
+    totals: dict[str, float] = {}
+    for row in rows:
+        totals[row.section] = totals.get(row.section, 0.0) + row.seconds
+    named = sorted((name for name in totals if name not in NO_SECTION and totals[name] > 0), key=lambda n: -totals[n])
+    sections = named + [name for name in NO_SECTION if totals.get(name, 0) > 0]
+    share = {(row.wall_time_part, row.section): row.share_of_part for row in rows}
+    means = {row.wall_time_part: row.part_seconds / row.runs for row in rows}
+    columns = [
+        ("part of the run", False, [INSIDE_PART_WORDS[part] for part in parts]),
+        ("mean per run", True, units.duration_column([means[part] for part in parts])),
+    ]
+    columns += [
+        (
+            escape_text(INTERVAL_SECTION_WORDS.get(section, section)),
+            True,
+            units.percent_column([share.get((part, section), 0.0) for part in parts]),
+        )
+        for section in sections
+    ]
+    return table(columns)
+
+
 def kinds_table(profile: CollectionProfile) -> Table:
     kinds = profile.interval_kinds
     return table(
@@ -491,6 +524,7 @@ def goodput_comparison_table(profile: CollectionProfile) -> Table:
 def profile_tables(profile: CollectionProfile) -> dict[str, object]:
     """Every table a profile may show, by name (the template picks the ones it lays out)."""
     tables = {"tasks": tasks_table(profile), "kinds": kinds_table(profile), "sections": sections_table(profile)}
+    tables.update(interval_sections=interval_sections_table(profile))
     tables.update(wall=page_wall_times(profile), tied_ends=tied_ends(profile, rules.named_tasks(profile)))
     tables.update(live_runs=live_runs_table(profile), abandoned=abandoned_table(profile))
     if profile.comparison is not None:

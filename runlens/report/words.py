@@ -41,6 +41,15 @@ PART_WORDS = {
 # the profiler's rest as its table names it (def_profile_sections): not goodput's `unattributed`, which
 # also holds the sections that map to no goodput bucket
 SECTION_WORDS = {"unattributed": "in no section"}
+# the same parts, as the interval sections' sentence and table name them
+INSIDE_PART_WORDS = {
+    "opening_block": "the opening block",
+    "later_windows": "the later windows",
+    "final_tail": "the final tail",
+    "other": "after the last marker",
+}
+# an interval's time no profile stretch covers (fct_run_interval_sections)
+INTERVAL_SECTION_WORDS = {**SECTION_WORDS, "unprofiled": "not profiled"}
 # the goodput buckets (def_goodput in models/marts/goodput/_goodput__docs.md); `restarts` is down
 # and redone together, what the restarts cost (lost work is no restart's)
 GOODPUT_WORDS = {
