@@ -191,6 +191,18 @@ def write_timings(path: Path, invocations: list[Invocation]) -> None:
     path.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
 
 
+def nothing_selected(dbt_args: Sequence[str], invocation: Invocation, database: Path) -> str:
+    """The line for dbt options that selected no node of the project: dbt's own complaint, passed on."""
+    complaint = next((line for line in invocation.lines if "does not match any" in line), None)
+    said = f" (dbt: {complaint.rstrip('.')})" if complaint else ""
+    state = "still holds the previous build" if database.exists() else "was not written"
+    return (
+        f"dbt's selection `{' '.join(dbt_args)}` matched no node of the project{said}, so nothing was built "
+        f"and {database} {state}: select models by their names (`runlens marts` lists the marts), "
+        "or build without the dbt options"
+    )
+
+
 def refresh_copy(
     session: DbtSession, raw: Path, database: Path, dbt_args: Sequence[str], outcome: BuildOutcome, timings, err
 ) -> None:
@@ -216,6 +228,9 @@ def refresh_copy(
         except BaseException:
             remove_copy(building)
             raise
+        if invocation.success and not invocation.results:
+            remove_copy(building)
+            raise UsageError(nothing_selected(dbt_args, invocation, database))
         if timings is not None:
             write_timings(timings, outcome.invocations)
         if isinstance(invocation.error, KeyboardInterrupt) or stop_requested():

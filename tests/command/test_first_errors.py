@@ -155,6 +155,26 @@ def test_build_into_a_missing_folder_is_one_line(tmp_path):
     assert_dbt_never_started(result, tmp_path)
 
 
+def test_a_dbt_selection_that_matches_nothing_is_one_line(tmp_path):
+    """`runlens build -- --select nonexistent` passes dbt's complaint on in one line (exit 2) and
+    writes no database; dbt's recorded plans keep no plan of it, so the second time is the same."""
+    work = tmp_path / "work"
+    work.mkdir()
+    env = {"RUNLENS_CACHE_DIR": str(tmp_path / "cache")}  # a cache of its own: dbt parses, records no plan
+    for _ in range(2):
+        result = runlens(
+            "build", "--logs", REPO / "data" / "sample", "--", "--select", "nonexistent", env=env, cwd=work
+        )
+        assert result.returncode == 2, result.stderr[-2000:]
+        assert one_line(result) == (
+            "runlens: dbt's selection `--select nonexistent` matched no node of the project (dbt: The selection "
+            "criterion 'nonexistent' does not match any enabled nodes), so nothing was built and "
+            f"{work / DATABASE} was not written: select models by their names (`runlens marts` lists the marts), "
+            "or build without the dbt options"
+        )
+        assert list(work.iterdir()) == []  # no database, no copy, no lock
+
+
 def test_build_with_an_as_of_that_is_no_time_is_one_line(tmp_path):
     env = {**build_env(REPO / "data" / "sample", tmp_path), "RUNLENS_AS_OF": "yesterday"}
     result = runlens("build", env=env)
