@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 import sys
 from collections.abc import Iterator, Sequence
@@ -25,12 +26,21 @@ from runlens.database import DATABASE_VARIABLE, DEFAULT_DATABASE
 from runlens.dbt_session import DbtSession, Invocation
 from runlens.file_lock import Busy
 from runlens.file_lock import held as held_lock
+from runlens.plural import plural
 from runlens.project import sample_dir
 from runlens.raw_logs.as_of import AsOfError, pinned_as_of
 from runlens.raw_logs.folder_metadata import MetadataError, read_collections
-from runlens.raw_logs.listing import LOG_SUFFIXES, RawFolderError, has_log_files, no_logs_note
+from runlens.raw_logs.listing import (
+    JSON_SUFFIX,
+    SUFFIXES_VARIABLE,
+    RawFolderError,
+    has_log_files,
+    json_lines_files,
+    log_suffixes,
+    no_logs_note,
+)
 from runlens.stopping import deferred, stop_requested, undone_on_exit
-from runlens.usage import LOGS_OPTION, RAW_DIR_VARIABLE, database_folder_missing, raw_dir_option
+from runlens.usage import LOGS_OPTION, RAW_DIR_VARIABLE, build_command, database_folder_missing, raw_dir_option
 
 # A refresh builds and tests the data; dbt's unit tests check the SQL against fixed inputs, so they
 # run in development and CI (make test), not on every refresh (as dbt's documentation advises).
@@ -90,12 +100,13 @@ def check_inputs(raw: Path, database: Path, given_as: str = LOGS_OPTION) -> bool
     return has_logs
 
 
-def nothing_to_build(raw: Path, given_as: str = LOGS_OPTION) -> str:
+def nothing_to_build(raw: Path, database: Path, given_as: str = LOGS_OPTION) -> str:
     """The line for a raw folder without runlens logs: the other trackers' logs in it, which
-    `runlens profile` reads, or that it holds none."""
+    `runlens profile` reads, its `*.json` files of JSON Lines, which RUNLENS_LOG_SUFFIXES reads, or
+    that it holds none."""
     from runlens.importing import found_logs, looked_for  # the importers: only when there is nothing to build
 
-    suffixes = ", ".join(f"*{suffix}" for suffix in LOG_SUFFIXES)
+    suffixes = ", ".join(f"*{suffix}" for suffix in log_suffixes())
     try:
         found = found_logs(raw)
     except OSError:
@@ -104,6 +115,14 @@ def nothing_to_build(raw: Path, given_as: str = LOGS_OPTION) -> str:
         return (
             f"found {found} below {raw}, no runlens logs ({suffixes}): "
             f"`runlens profile {raw}` imports, builds and reports them"
+        )
+    saved_as_json = json_lines_files(str(raw))
+    if saved_as_json:
+        command = build_command(database, shlex.quote(str(raw)))
+        return (
+            f"found {plural(saved_as_json, '*.json file')} of JSON lines below {raw}, no runlens logs: runlens "
+            f"reads {suffixes}; `{SUFFIXES_VARIABLE}={JSON_SUFFIX} {command}` reads them as they are "
+            "(or name them *.jsonl)"
         )
     other = f"set {given_as} to" if given_as == RAW_DIR_VARIABLE else f"give {given_as}"
     return (
@@ -117,8 +136,9 @@ def check_buildable(logs: str | Path | None, db: str | Path | None) -> None:
     runlens logs (else NothingToBuild: nothing is built, no database made)."""
     given_as = raw_dir_option(logs)
     raw = raw_folder(logs)
-    if not check_inputs(raw, database_path(db), given_as):
-        raise NothingToBuild(nothing_to_build(raw, given_as))
+    database = database_path(db)
+    if not check_inputs(raw, database, given_as):
+        raise NothingToBuild(nothing_to_build(raw, database, given_as))
 
 
 def fsync_directory(folder: Path) -> None:
@@ -191,6 +211,18 @@ def write_timings(path: Path, invocations: list[Invocation]) -> None:
     path.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
 
 
+def nothing_selected(dbt_args: Sequence[str], invocation: Invocation, database: Path) -> str:
+    """The line for dbt options that selected no node of the project: dbt's own complaint, passed on."""
+    complaint = next((line for line in invocation.lines if "does not match any" in line), None)
+    said = f" (dbt: {complaint.rstrip('.')})" if complaint else ""
+    state = "still holds the previous build" if database.exists() else "was not written"
+    return (
+        f"dbt's selection `{' '.join(dbt_args)}` matched no node of the project{said}, so nothing was built "
+        f"and {database} {state}: select models by their names (`runlens marts` lists the marts), "
+        "or build without the dbt options"
+    )
+
+
 def refresh_copy(
     session: DbtSession, raw: Path, database: Path, dbt_args: Sequence[str], outcome: BuildOutcome, timings, err
 ) -> None:
@@ -216,6 +248,9 @@ def refresh_copy(
         except BaseException:
             remove_copy(building)
             raise
+        if invocation.success and not invocation.results:
+            remove_copy(building)
+            raise UsageError(nothing_selected(dbt_args, invocation, database))
         if timings is not None:
             write_timings(timings, outcome.invocations)
         if isinstance(invocation.error, KeyboardInterrupt) or stop_requested():

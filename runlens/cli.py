@@ -23,7 +23,7 @@ from runlens import __version__, importing, marts, profile, reporting, watch
 from runlens import build as building
 from runlens.dbt_session import DbtSession
 from runlens.project import ProjectNotFound
-from runlens.stopping import Stopping
+from runlens.stopping import Stopping, leave_if_stopped
 
 
 def add_build_arguments(parser: argparse.ArgumentParser) -> None:
@@ -86,10 +86,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     root, subparsers = parsers()
     args = root.parse_args(argv)
     try:
-        return COMMANDS[args.command][2](args, subparsers[args.command])
+        status = COMMANDS[args.command][2](args, subparsers[args.command])
     except (building.UsageError, ProjectNotFound) as error:
         print(f"runlens: {error}", file=sys.stderr)
         return getattr(error, "status", 2)
+    leave_if_stopped(status)  # Ctrl-C or SIGTERM: no slow teardown of dbt's objects (runlens/stopping.py)
+    return status
 
 
 if __name__ == "__main__":

@@ -141,6 +141,8 @@ def build(
     started = time.perf_counter()
     with recorder.recording():
         invocation = session.invoke(args, env={**env, "RUNLENS_DB": str(database)})
+    if invocation.success and not invocation.results:  # a selection that matched no node: no plan of it
+        return invocation
     if invocation.success and session.manifest is not None:
         plan = recorder.plan(inputs, state, session.manifest)
         if plan is not None:

@@ -47,8 +47,20 @@ def installed_project_dir() -> Path:
     for candidate in (BUNDLED, PACKAGE.parent):
         if (candidate / "dbt_project.yml").is_file():
             return candidate
+    from runlens.usage import install_command  # the message's command, as runlens was installed
+
     raise ProjectNotFound(
-        f"the runlens package at {PACKAGE} holds no dbt project: reinstall runlens (pip install runlens)"
+        f"the runlens package at {PACKAGE} holds no dbt project: reinstall runlens: {install_command()}"
+    )
+
+
+def from_checkout() -> bool:
+    """Whether runlens runs from a source checkout (an editable install, the tests): the package's
+    parent is the repository, with its pyproject.toml and dbt project; installed from a wheel, the
+    package sits in site-packages and carries its own copy of the project."""
+    root = PACKAGE.parent
+    return not (BUNDLED / "dbt_project.yml").is_file() and all(
+        (root / name).is_file() for name in ("pyproject.toml", "dbt_project.yml")
     )
 
 

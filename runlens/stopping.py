@@ -8,10 +8,17 @@ database, its lock), the same line is printed and the process exits anyway. A se
 that at once. The exit status is 128 + the signal's number: 130 for SIGINT, 143 for SIGTERM.
 A step that must not be cut in two (taking a lock and registering its removal) runs in
 `deferred()`: a signal that comes meanwhile takes effect when the step ends.
+
+Once a stopped command has unwound (its cleanups done, its last line printed), the process runs its
+exit handlers and leaves at once (`leave_if_stopped`): the interpreter's own teardown would free
+every object dbt left (its parsed manifest, its adapters) one by one, which takes seconds on a busy
+machine, and the deadline cannot cut it short (no thread of Python's runs again once the
+interpreter is shutting down).
 """
 
 from __future__ import annotations
 
+import atexit
 import os
 import signal
 import sys
@@ -22,6 +29,7 @@ from contextlib import contextmanager
 GRACE_SECONDS = 1.2
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
 _active: list[Stopping] = []  # the handlers installed now, if any
+_stopped: list[int] = []  # the signals that stopped a command of this process
 
 
 class Stopping:
@@ -96,6 +104,7 @@ class Stopping:
             self._exit_now()
             return
         self.signal_number = signal_number
+        _stopped.append(signal_number)
         threading.Thread(target=self._deadline, name="runlens-stop-deadline", daemon=True).start()
         if not self._deferring:
             raise KeyboardInterrupt
@@ -147,3 +156,17 @@ def undone_on_exit(undo: Callable[[], None]) -> Iterator[None]:
         return
     with _active[-1].cleanup(undo):
         yield
+
+
+def leave_if_stopped(status: int) -> None:
+    """Exit at once with status, skipping the interpreter's teardown, when a signal stopped the
+    command that just returned status (nothing otherwise)."""
+    if not _stopped:
+        return
+    atexit._run_exitfuncs()  # what exits at once still does: logging's flush, multiprocessing's semaphores
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except Exception:  # noqa: BLE001 (exiting: a closed stream has nothing to flush)
+            pass
+    os._exit(status)

@@ -12,15 +12,18 @@ command's own option (--logs, --db) is.
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 from runlens.database import DATABASE_VARIABLE, DEFAULT_DATABASE
+from runlens.project import from_checkout
 
 RAW_DIR_VARIABLE = "RUNLENS_RAW_DIR"
 LOGS_OPTION = "--logs"
 CHECKOUT = Path(__file__).resolve().parent.parent  # the repository root, in a source checkout
 CHECKOUT_FILES = ("Makefile", ".git", "dbt_project.yml")
 FOLDER = "<folder>"  # what the user fills in
+MAKE_TARGETS = {"importers": ".venv/.installed-importers"}  # the Makefile's target that installs an extra
 
 
 def in_checkout() -> bool:
@@ -109,8 +112,26 @@ def index_commands(database: Path, out: Path) -> list[str]:
     return [build_command(database), f"runlens report{db}{shown_out}"]
 
 
+def install_command(extra: str | None = None) -> str:
+    """The command, in backticks, that installs runlens (with an extra) where it runs. From a
+    source checkout: the checkout itself, editable, with the interpreter runlens runs in (`pip`
+    alone may be another Python's when the venv is not activated), run in the checkout (or the
+    Makefile's target that installs the extra, in the checkout); `pip install 'runlens[extra]'`
+    there would ask the package index for runlens instead. Installed from a wheel: the package, by
+    its name."""
+    if not from_checkout():
+        return f"`pip install 'runlens[{extra}]'`" if extra else "`pip install --force-reinstall runlens`"
+    python = Path(sys.executable)
+    if python.is_relative_to(CHECKOUT):  # the checkout's .venv
+        python = python.relative_to(CHECKOUT)
+    target = f".[{extra}]" if extra else "."
+    command = f"{python} -m pip install -e '{target}'"
+    make = f" (or `make {MAKE_TARGETS[extra]}`)" if extra in MAKE_TARGETS else ""
+    if in_checkout():
+        return f"`{command}`{make}"
+    return f"`cd {CHECKOUT} && {command}`"
+
+
 def importer_extra() -> str:
     """How to install the packages the TensorBoard and W&B importers need."""
-    if in_checkout():
-        return "pip install -r requirements-importers.txt"
-    return "pip install 'runlens[importers]'"
+    return install_command("importers")

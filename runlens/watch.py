@@ -8,6 +8,8 @@ When it refreshes, how it stops, and which pages it renders again: docs/internal
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import sys
 import time
 from collections.abc import Callable
@@ -29,6 +31,10 @@ from runlens.usage import LOGS_OPTION, raw_dir_option
 
 SHOWN_COLLECTIONS = 3
 SHOWN_FILES = 3
+# a changed file whose last line has no newline yet and is no whole JSON value is being written:
+# the watch waits for the rest of the line up to this many settle times, then reads it as it is
+UNFINISHED_SETTLES = 15
+TAIL_BYTES = 1 << 16  # what is read of a file's end to find its last line
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -75,6 +81,28 @@ def file_changes(before: tuple, after: tuple) -> list[str]:
     return changes
 
 
+def has_unfinished_line(path: Path) -> bool:
+    """Whether the plain log file at path ends in a line still being written: no newline after it
+    yet, and not a whole JSON value (a finished last line without its newline is read as it is)."""
+    if path.name.endswith(".gz"):
+        return False
+    try:
+        with open(path, "rb") as handle:
+            size = handle.seek(0, os.SEEK_END)
+            handle.seek(max(0, size - TAIL_BYTES))
+            tail = handle.read()
+    except OSError:
+        return False
+    last = tail.rsplit(b"\n", 1)[-1]
+    if not last.strip():
+        return False
+    try:
+        json.loads(last)
+    except ValueError:  # cut mid-line (or mid-character)
+        return True
+    return False
+
+
 def changes_phrase(changes: list[str]) -> str:
     """`1 file changed (new a.jsonl)`: the count and the first few files by name."""
     shown = "; ".join(changes[:SHOWN_FILES])
@@ -95,8 +123,8 @@ def refresh_line(database: Path, seconds: float, rendered: list[str], build_seco
     split = "" if build_seconds is None else f" (build {build_seconds:.1f} s, pages {seconds - build_seconds:.1f} s)"
     return (
         f"runlens: {clock()} refreshed in {seconds:.1f} s{split}: {plural(lines.files, 'log file')}, "
-        f"{lines.accepted} lines accepted, {lines.rejected} rejected, "
-        f"{runs.analyzed} runs analyzed, {runs.excluded} excluded; "
+        f"{plural(lines.accepted, 'line')} accepted, {lines.rejected} rejected, "
+        f"{plural(runs.analyzed, 'run')} analyzed, {runs.excluded} excluded; "
         f"pages: index{', ' + pages if pages else ''}"
     )
 
@@ -153,19 +181,38 @@ class Watcher:
         return True
 
     def wait_for_change(self, interval: float, settle: float) -> tuple:
-        """The folder's state once it changed and then stayed still for settle seconds."""
+        """The folder's state once it changed and then stayed still for settle seconds, with no
+        changed file's last line still being written (for at most UNFINISHED_SETTLES settle times)."""
         while True:
             time.sleep(interval)
             state = folder_state(self.raw, self.given_as)
             if state == self.state:
                 continue
-            still_since = time.monotonic()
-            while time.monotonic() - still_since < settle:
-                time.sleep(min(interval, settle))
+            state = self.still(state, interval, settle)
+            waiting_since = time.monotonic()
+            while self.unfinished(state) and time.monotonic() - waiting_since < UNFINISHED_SETTLES * settle:
+                time.sleep(interval)
                 now = folder_state(self.raw, self.given_as)
                 if now != state:
-                    state, still_since = now, time.monotonic()
+                    state = self.still(now, interval, settle)
             return state
+
+    def still(self, state: tuple, interval: float, settle: float) -> tuple:
+        """The folder's state once it stayed still for settle seconds, from state."""
+        still_since = time.monotonic()
+        while time.monotonic() - still_since < settle:
+            time.sleep(min(interval, settle))
+            now = folder_state(self.raw, self.given_as)
+            if now != state:
+                state, still_since = now, time.monotonic()
+        return state
+
+    def unfinished(self, state: tuple) -> list[str]:
+        """The files new or changed since the last refresh whose last line is still being written."""
+        old = dict(self.state)
+        return [
+            path for path, fingerprint in state if old.get(path) != fingerprint and has_unfinished_line(self.raw / path)
+        ]
 
     def stopped_line(self) -> str:
         """The one line that says, when the watch stops, what state the database and pages are in."""

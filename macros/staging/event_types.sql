@@ -94,10 +94,14 @@
     ({{ name }} rlike '^[A-Za-z][A-Za-z0-9_.:/-]{0,63}\\z')
 {%- endmacro %}
 
-{#- The runlens event type that the name resembles, else NULL: compared in lower case with every
+{#- The runlens event type that the name resembles, else NULL. Compared in lower case with every
     character but letters and digits removed (`Run_Start`, `run-end`, `EPOCH END` become
-    `runstart`, `runend`, `epochend`), the name is within edit distance 1 of a type's so-written
-    name, or 2 for a type of 8 letters or more (`checkpint`, `runstarted`). -#}
+    `runstart`, `runend`, `epochend`), the name resembles a type when it is within edit distance 1
+    of the type's so-written name, or 2 for a type of 8 letters or more (`checkpint`,
+    `runstarted`); else when it holds the type's name (`run_ended`, `on_epoch_end`,
+    `checkpoint_saved`); else when it holds the type's subject with another word for its verb
+    (`run_finished`, `on_train_begin`, `epoch_done`: verb_words). The first type that the name
+    resembles, in this order of the rules and of runlens_event_types, is the one named. -#}
 {% macro resembled_event_type(name) -%}
     {%- set letters = runlens.letters_and_digits_lower(name) -%}
     case
@@ -106,7 +110,25 @@
         when {{ runlens.edit_distance(letters, "'" ~ written ~ "'") }} <= {{ 2 if written | length >= 8 else 1 }}
             then '{{ event_type }}'
         {%- endfor %}
+        {%- for event_type in runlens.runlens_event_types() %}
+        when {{ letters }} like '%{{ event_type | replace('_', '') }}%' then '{{ event_type }}'
+        {%- endfor %}
+        {%- for event_type in runlens.runlens_event_types() if '_' in event_type %}
+        {%- set subject, verb = event_type.split('_') %}
+        {%- for word in runlens.verb_words().get(verb, []) %}
+        when {{ letters }} like '%{{ subject ~ word }}%' then '{{ event_type }}'
+        {%- endfor %}
+        {%- endfor %}
     end
+{%- endmacro %}
+
+{#- Other words a logger writes for the verb of a type's name (run_start, train_start: start;
+    epoch_end, run_end: end), in the forms it writes them; `started`, `ended` hold the verb itself. -#}
+{% macro verb_words() -%}
+    {{ return({
+        'start': ['begin', 'began', 'begun'],
+        'end': ['finish', 'done', 'complete', 'stop'],
+    }) }}
 {%- endmacro %}
 
 {% macro letters_and_digits_lower(text) -%}

@@ -17,6 +17,8 @@ FORMAT = "mlflow"
 STATUS_BY_NUMBER = {1: "RUNNING", 2: "SCHEDULED", 3: "FINISHED", 4: "FAILED", 5: "KILLED"}
 ENDED = {"FINISHED": "completed", "FAILED": "failed", "KILLED": "failed"}
 KERAS_AUTOLOG = {"keras", "tensorflow", "tf.keras"}
+TASK_KEYS = ("dataset", "data")  # tags or params that name what a run trained on, after --task-key's
+DEFAULT_EXPERIMENT = "Default"  # the experiment MLflow puts a run in when it is given none: no task
 ARTIFACT_REASON = (
     "checkpoint time from the artifact copy's modification time: MLflow stores a copy, at or after the save"
 )
@@ -47,12 +49,18 @@ def normalise_status(raw) -> str:
 
 
 def _task(run: MlflowRun, options: Options) -> tuple[str, str]:
+    """The run's task and where it came from, in the order docs/importers.md gives: --task, the tag
+    then the param that --task-key names, those of TASK_KEYS, the experiment's name (not MLflow's
+    own default experiment), else unspecified."""
     if options.task:
         return options.task, "option"
-    if run.tags.get(options.task_key):
-        return run.tags[options.task_key], f"tag:{options.task_key}"
-    if run.params.get(options.task_key):
-        return run.params[options.task_key], f"param:{options.task_key}"
+    for key in dict.fromkeys((options.task_key, *TASK_KEYS)):
+        if run.tags.get(key):
+            return run.tags[key], f"tag:{key}"
+        if run.params.get(key):
+            return run.params[key], f"param:{key}"
+    if run.experiment_name and run.experiment_name != DEFAULT_EXPERIMENT:
+        return run.experiment_name, "experiment"
     return UNSPECIFIED_TASK, "default"
 
 

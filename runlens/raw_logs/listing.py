@@ -8,12 +8,17 @@ from __future__ import annotations
 
 import datetime
 import errno
+import json
 import os
 import stat as stat_mode
 from typing import NamedTuple
 
 DEFAULT_RAW_DIR = "data/sample"
 LOG_SUFFIXES = (".jsonl", ".jsonl.gz")
+# more endings of log files, comma-separated (`.json`: JSON Lines saved under that name)
+SUFFIXES_VARIABLE = "RUNLENS_LOG_SUFFIXES"
+JSON_SUFFIX = ".json"
+FIRST_LINE_BYTES = 1 << 16  # what json_lines_files reads of a file to tell JSON Lines
 IGNORED_PREFIXES = ("_", ".")
 # the fingerprint and unread reason of a file that cannot be opened at all (found when listed)
 UNSTATABLE = ("unreadable", "unreadable: cannot stat")
@@ -79,17 +84,43 @@ def unreadable(raw_dir: str, error: OSError, given_as: str = RAW_DIR_VARIABLE) -
     )
 
 
-def find_log_paths(raw_dir: str, given_as: str = RAW_DIR_VARIABLE):
-    """Yield the absolute paths of log files below raw_dir (absolute) in a stable order."""
+def log_suffixes() -> tuple[str, ...]:
+    """The endings of log files: `.jsonl`, `.jsonl.gz` and those RUNLENS_LOG_SUFFIXES adds."""
+    added = (suffix.strip() for suffix in os.environ.get(SUFFIXES_VARIABLE, "").split(","))
+    return LOG_SUFFIXES + tuple(suffix if suffix.startswith(".") else "." + suffix for suffix in added if suffix)
+
+
+def find_paths(raw_dir: str, suffixes: tuple[str, ...], given_as: str = RAW_DIR_VARIABLE):
+    """Yield the absolute paths of the files below raw_dir (absolute) that end in one of suffixes
+    and are not ignored, in a stable order."""
     walk_errors = []
     for root, dirs, files in os.walk(raw_dir, onerror=walk_errors.append):
         dirs[:] = sorted(name for name in dirs if is_log_name(name))
         for name in sorted(files):
-            if name.endswith(LOG_SUFFIXES) and is_log_name(name):
+            if name.endswith(suffixes) and is_log_name(name):
                 yield os.path.join(root, name)
     for error in walk_errors:
         if os.path.abspath(error.filename) == raw_dir:
             raise unreadable(raw_dir, error, given_as)
+
+
+def find_log_paths(raw_dir: str, given_as: str = RAW_DIR_VARIABLE):
+    """Yield the absolute paths of log files below raw_dir (absolute) in a stable order."""
+    yield from find_paths(raw_dir, log_suffixes(), given_as)
+
+
+def json_lines_files(raw_dir: str) -> int:
+    """How many `*.json` files below raw_dir (not read as logs) hold JSON Lines: their first line is
+    a JSON object, as a runlens log's is (a pretty-printed or empty file's is not)."""
+    count = 0
+    for path in find_paths(os.path.abspath(raw_dir), (JSON_SUFFIX,)):
+        try:
+            with open(path, "rb") as handle:
+                first = handle.read(FIRST_LINE_BYTES).split(b"\n", 1)[0]
+            count += isinstance(json.loads(first), dict)
+        except (OSError, ValueError):
+            continue
+    return count
 
 
 def has_log_files(raw_dir: str, given_as: str = RAW_DIR_VARIABLE) -> bool:
@@ -99,7 +130,7 @@ def has_log_files(raw_dir: str, given_as: str = RAW_DIR_VARIABLE) -> bool:
 
 def no_logs_note(raw_dir: str) -> str:
     """The one line that says a build found no logs and made empty marts."""
-    suffixes = ", ".join(f"*{suffix}" for suffix in LOG_SUFFIXES)
+    suffixes = ", ".join(f"*{suffix}" for suffix in log_suffixes())
     return f"no logs ({suffixes}) found below {os.path.abspath(raw_dir)}; the marts are empty"
 
 

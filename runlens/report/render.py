@@ -106,6 +106,7 @@ def environment() -> jinja2.Environment:
         code=escape_code,
         link=link,
         count=units.count,
+        median_count=units.median_count,
         plural=plural,
         duration=units.duration,
         durations=lambda values: units.durations(*values),

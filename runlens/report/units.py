@@ -275,6 +275,14 @@ def count(value: int | float | None) -> str:
     return "n/a" if number is None else _number(number, 0, False)
 
 
+def median_count(value: float | None) -> str:
+    """A median of counts, which is whole or halfway between two: `50` (never `50.0`), `5.5`."""
+    number = _finite(value)
+    if number is None:
+        return "n/a"
+    return count(int(number)) if float(number).is_integer() else _number(number, 1, False)
+
+
 def setting(value: float | None) -> str:
     """A threshold as the dbt var states it: `3`, `3.5`, `0.25` (no trailing zeros)."""
     number = _finite(value)

@@ -397,6 +397,25 @@ def test_the_wheel_gives_a_runlens_command_that_works_from_any_folder(installed_
     assert {path.name for path in work.iterdir()} == {DATABASE, "reports"}  # no lock file left behind
 
 
+def test_the_wheel_names_the_extra_by_the_package_name(installed_wheel):
+    """Installed from a wheel (without the importer extra), the missing extra is runlens' own,
+    from the package index (a checkout's line: tests/command/test_messages.py)."""
+    _build, _report, root = installed_wheel
+    tensorboard = REPO / "tests" / "fixtures" / "importers" / "lightning" / "lightning_logs"
+    result = subprocess.run(
+        [str(root / "venv" / "bin" / "runlens"), "import", "--format", "tensorboard", str(tensorboard)]
+        + ["--out", str(root / "imported")],
+        cwd=root / "empty",
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 2
+    assert result.stderr == (
+        "runlens: reading TensorBoard logs needs the importer extra: `pip install 'runlens[importers]'`\n"
+    )
+
+
 @pytest.mark.parametrize("flag", ["--help", "--version"])
 def test_the_command_answers_help_and_version(flag):
     result = runlens_command(flag)

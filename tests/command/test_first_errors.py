@@ -14,8 +14,10 @@ two file-access capabilities: the unreadable cases run their command without the
 from __future__ import annotations
 
 import ctypes
+import json
 import os
 import re
+import shlex
 import subprocess
 import sys
 from datetime import datetime
@@ -123,6 +125,46 @@ def test_build_of_a_missing_folder_is_one_line(tmp_path):
     assert_dbt_never_started(result, tmp_path)
 
 
+def json_event(run_id: str, event: str, minute: int, **fields) -> str:
+    return json.dumps({"run_id": run_id, "event": event, "ts": f"2025-01-01T00:{minute:02d}:00Z", **fields}) + "\n"
+
+
+def test_logs_saved_as_json_are_named_with_a_command_that_reads_them(tmp_path):
+    """A folder of JSON Lines saved as `*.json`: the line counts them (not a pretty-printed
+    config.json), says runlens reads *.jsonl and gives a command that reads them as they are,
+    which builds them."""
+    raw = tmp_path / "logs"
+    (raw / "sub").mkdir(parents=True)
+    start = {"collection": "saved/json", "task": "t"}
+    (raw / "a.json").write_text(
+        json_event("j-1", "run_start", 0, **start)
+        + json_event("j-1", "checkpoint", 10, step=10)
+        + json_event("j-1", "run_end", 20)
+    )
+    (raw / "sub" / "b.json").write_text(json_event("j-2", "run_start", 0, **start) + json_event("j-2", "run_end", 5))
+    (raw / "config.json").write_text('{\n  "lr": 0.1\n}\n')  # 3 lines, none a JSON object
+    (raw / "notes.txt").write_text("not a log\n")
+    database = tmp_path / DATABASE  # the default one here: the command needs no --db
+    result = runlens("build", "--logs", raw, "--db", database, cwd=tmp_path)
+    assert result.returncode == 1 and result.stdout == ""
+    line = one_line(result)
+    assert line == (
+        f"runlens: found 2 *.json files of JSON lines below {raw}, no runlens logs: runlens reads *.jsonl, "
+        f"*.jsonl.gz; `RUNLENS_LOG_SUFFIXES=.json runlens build --logs {raw}` reads them "
+        "as they are (or name them *.jsonl)"
+    )
+    assert not database.exists()
+    variable, *command = shlex.split(line.split("`")[1])
+    name, value = variable.split("=")
+    built = runlens(*command[1:], env={name: value}, cwd=tmp_path)
+    assert built.returncode == 0, built.stderr[-3000:]
+    with duckdb.connect(str(database), read_only=True) as connection:
+        totals = connection.execute("select files, accepted, rejected from agg_build_data_quality").fetchone()
+        runs = connection.execute("select run_id from fct_runs order by run_id").fetchall()
+    assert totals == (3, 5, 3)  # a.json 3 lines, sub/b.json 2, config.json's 3 lines rejected
+    assert runs == [("j-1",), ("j-2",)]
+
+
 def test_build_of_a_file_is_one_line(tmp_path):
     log = tmp_path / "run.jsonl"
     log.write_text("{}\n")
@@ -153,6 +195,26 @@ def test_build_into_a_missing_folder_is_one_line(tmp_path):
         "or give --db a path in a folder that exists"
     )
     assert_dbt_never_started(result, tmp_path)
+
+
+def test_a_dbt_selection_that_matches_nothing_is_one_line(tmp_path):
+    """`runlens build -- --select nonexistent` passes dbt's complaint on in one line (exit 2) and
+    writes no database; dbt's recorded plans keep no plan of it, so the second time is the same."""
+    work = tmp_path / "work"
+    work.mkdir()
+    env = {"RUNLENS_CACHE_DIR": str(tmp_path / "cache")}  # a cache of its own: dbt parses, records no plan
+    for _ in range(2):
+        result = runlens(
+            "build", "--logs", REPO / "data" / "sample", "--", "--select", "nonexistent", env=env, cwd=work
+        )
+        assert result.returncode == 2, result.stderr[-2000:]
+        assert one_line(result) == (
+            "runlens: dbt's selection `--select nonexistent` matched no node of the project (dbt: The selection "
+            "criterion 'nonexistent' does not match any enabled nodes), so nothing was built and "
+            f"{work / DATABASE} was not written: select models by their names (`runlens marts` lists the marts), "
+            "or build without the dbt options"
+        )
+        assert list(work.iterdir()) == []  # no database, no copy, no lock
 
 
 def test_build_with_an_as_of_that_is_no_time_is_one_line(tmp_path):

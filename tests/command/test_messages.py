@@ -24,6 +24,7 @@ from runlens import usage
 from runlens.importing import tensorboard_readable
 
 IMPORTERS = REPO / "tests" / "fixtures" / "importers"
+TENSORBOARD = IMPORTERS / "lightning" / "lightning_logs"
 FAIRSEQ = "".join(  # a fairseq training log, as its train.py writes it
     line + "\n"
     for line in (
@@ -79,12 +80,41 @@ def nothing_started(tmp_path: Path) -> None:
 def test_a_checkout_is_the_repository_the_package_came_from_as_the_current_folder(monkeypatch, tmp_path):
     monkeypatch.chdir(REPO)
     assert usage.in_checkout()
-    assert usage.importer_extra() == "pip install -r requirements-importers.txt"
     monkeypatch.chdir(REPO / "runlens")  # make would find no Makefile here
     assert not usage.in_checkout()
     monkeypatch.chdir(tmp_path)
     assert not usage.in_checkout()
-    assert usage.importer_extra() == "pip install 'runlens[importers]'"
+
+
+WITHOUT_THE_EXTRA = (  # runlens' own command, in a Python that finds neither TensorBoard nor W&B
+    "import sys; sys.modules['tensorboard'] = sys.modules['wandb'] = None; "
+    "from runlens.cli import main; sys.exit(main(sys.argv[1:]))"
+)
+
+
+@pytest.mark.parametrize("where", ["checkout", "elsewhere"])
+def test_the_missing_extra_is_installed_into_the_checkout_runlens_runs_from(tmp_path, where):
+    """From a source checkout, `pip install 'runlens[importers]'` would ask the package index for
+    runlens: the line gives the checkout's own editable install, with the venv's interpreter, run in
+    the checkout (the wheel's line: tests/command/test_command.py)."""
+    python = RUNLENS.with_name("python")
+    assert python.parent == REPO / ".venv" / "bin"  # the tests run in the checkout's venv
+    cwd = REPO if where == "checkout" else tmp_path
+    result = subprocess.run(
+        [str(python), "-c", WITHOUT_THE_EXTRA, "import", "--format", "tensorboard", str(TENSORBOARD)]
+        + ["--out", str(tmp_path / "imported")],
+        cwd=cwd,
+        env=installed_env(tmp_path),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 2
+    install = "`.venv/bin/python -m pip install -e '.[importers]'` (or `make .venv/.installed-importers`)"
+    if where == "elsewhere":
+        install = f"`cd {REPO} && .venv/bin/python -m pip install -e '.[importers]'`"
+    assert result.stderr == f"runlens: reading TensorBoard logs needs the importer extra: {install}\n"
+    assert not (tmp_path / "imported").exists()
 
 
 def test_a_checkout_gives_make_where_it_works(monkeypatch, tmp_path):

@@ -122,6 +122,28 @@ def test_task_from_a_named_param(tmp_path):
     assert (start["task"], start["task_source"]) == ("128", "param:hidden")
 
 
+def test_mlflow_task_from_the_dataset_else_the_experiment_never_from_default(tmp_path):
+    """Without a `task` tag or param: the `dataset` param names the task, else the experiment
+    does, but not MLflow's `Default` experiment (docs/importers.md, "MLflow")."""
+    source = materialize("lightning", tmp_path)
+    mlruns = source / "mlruns"
+    (run,) = [path.parent for path in mlruns.glob("*/*/meta.yaml")]
+    (run / "tags" / "task").unlink()
+    (run / "params" / "dataset").write_text("addmod-23k")
+
+    def task(case: str) -> tuple[str, str]:
+        assert run_cli(mlruns, "--out", tmp_path / case, "--quiet") == 0
+        (start,) = of(only_run(tmp_path / case), "run_start")
+        return start["task"], start["task_source"]
+
+    assert task("dataset") == ("addmod-23k", "param:dataset")
+    (run / "params" / "dataset").unlink()
+    assert task("experiment") == ("runlens-fixture-lightning", "experiment")
+    experiment = yaml.safe_load((run.parent / "meta.yaml").read_text())
+    (run.parent / "meta.yaml").write_text(yaml.safe_dump({**experiment, "name": "Default"}))
+    assert task("default") == ("unspecified", "default")
+
+
 def test_failed_lightning_run_in_mlflow(tmp_path):
     source = materialize("lightning_failed", tmp_path)
     assert run_cli(source / "mlruns", "--out", tmp_path / "out") == 0
@@ -186,6 +208,7 @@ def test_hf_mlflow_sqlite_store(tmp_path):
     (start,) = of(lines, "run_start")
     assert not start["is_approximate"] and start["source_status"] == "FINISHED"
     assert start["collection"] == "runlens-fixture-hf"
+    assert (start["task"], start["task_source"]) == ("runlens-fixture-hf", "experiment")  # no task tag or param
     assert start["config"]["save_steps"] == "200"
     assert all(line["source_path"].endswith("mlflow.db") for line in lines)
 

@@ -194,3 +194,13 @@ def test_a_figure_at_a_half_prints_the_same_whatever_order_it_was_summed_in():
         assert units.percent(noisy) == "1.3%"
     for noisy in (45 / 40, math.nextafter(45 / 40, 0)):
         assert units.speedup(1 / noisy) == "1.13x slower"
+
+
+@pytest.mark.parametrize(
+    ("median", "text"),
+    [(50.0, "50"), (50, "50"), (5.5, "5.5"), (1234.0, "1,234"), (None, "n/a")],
+)
+def test_a_median_of_counts_reads_as_a_count(median, text):
+    """`a median of 50 epoch ends per run`, never `50.0` (a count has no decimals); a median of an
+    even number of runs may fall halfway between two counts."""
+    assert units.median_count(median) == text
