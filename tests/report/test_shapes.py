@@ -82,17 +82,16 @@ def test_the_sample_matches_its_golden_pages(sample_build, sample_pages):
     )
 
 
-def test_runs_of_a_few_seconds_read_in_seconds(shape_pages):
+def test_runs_of_a_few_seconds_read_as_on_the_index(shape_pages):
     """quick-1 ran 1.5 + 1.5 + 0.4 s and quick-2 2.2 + 2.2 + 0.4 s (and microseconds between a
-    checkpoint and its profile): means of 4.10 s (three significant digits), never
-    0.00 h or 0.0 min."""
+    checkpoint and its profile): a mean of 4.10 s. The report's one wall-time unit is minutes, as
+    other collections' runs take hours and one is under an hour: 4.1 s is 0.0683 min, at most 3
+    decimals, on its page as on the index; never 0.00 h or 0.0 min."""
     text = page(shape_pages, "writer-quick")
     tasks = table_after(text, "| task | runs analyzed")
-    assert tasks[0][:4] == ["regression", "2", "0", "4.10 s"]
+    assert tasks[0][:4] == ["regression", "2", "0", "0.068 min"]
     index = (shape_pages / "index.md").read_text(encoding="utf-8")
     row = next(line for line in index.splitlines() if "(writer-quick/profile.md)" in line)
-    # on the index, one unit per column: minutes, as other collections' runs take hours and one
-    # is under an hour; 4.1 s is 0.0683 min, three significant digits
     assert "| 0.068 min | 0.068 min |" in row
     for shown in (text, index):
         assert not re.search(r"\b0\.0+ ?(h|min)\b", shown), "a duration of seconds shown as 0 hours or minutes"
