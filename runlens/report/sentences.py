@@ -255,7 +255,8 @@ def stragglers(profile: CollectionProfile) -> str:
     if worst.is_slow_overall:
         words += (
             f"{code(worst.run_id)} took {units.multiple(worst.wall_to_peer_median)} the median of its peers, the"
-            f" runs of its task with the same markers (a run is flagged above"
+            f" runs of its task with the same markers (a run is flagged far outside their spread, a robust z-score"
+            f" over {units.decimal(summary.robust_z_threshold, 1)}, and above"
             f" {units.decimal(summary.wall_multiple_threshold, 1)}x)"
         )
     else:
@@ -495,8 +496,10 @@ def not_shown_item(finding) -> str:
         summary = figures["summary"]
         return (
             f"Stragglers (none among {plural(summary.runs_scored, 'scored run')}: none over"
-            f" {units.decimal(summary.wall_multiple_threshold, 1)}x its peers' median or with an interval's robust"
-            f" z-score over {units.decimal(summary.robust_z_threshold, 1)} and an excess of at least"
+            f" {units.decimal(summary.wall_multiple_threshold, 1)}x its peers' median and a robust z-score of"
+            f" {units.decimal(summary.robust_z_threshold, 1)} among them, or with an interval's robust"
+            f" z-score over {units.decimal(summary.robust_z_threshold, 1)} and, at the run's own pace, an excess of at"
+            " least"
             f" {units.setting_percent(summary.min_excess_share)} of its wall time and"
             f" {units.setting_duration(summary.min_excess_seconds)})"
         )

@@ -343,6 +343,7 @@ def stragglers_table(profile: CollectionProfile) -> Table:
             ("task", False, texts(run.task for run in runs)),
             ("wall", True, page_wall_times(profile).column(run.wall_seconds for run in runs)),
             ("x its peers' median", True, [units.multiple(run.wall_to_peer_median) for run in runs]),
+            ("robust z-score among them", True, [units.decimal(run.wall_robust_z, 1) for run in runs]),
             ("most unusual interval", False, [interval(run) for run in runs]),
             ("its duration", True, worst),
             ("task median there", True, task_median),

@@ -183,7 +183,8 @@ SPEEDUP = re.compile(r"(?<![\w.])(\d[\d,]*(?:\.\d+)?)x(?!\w)")
 # after a speedup, its word; a multiple of the peers' median (stragglers) or a threshold is no speedup
 SPEEDUP_WORDS = (" faster", " slower", " (the same)")
 MULTIPLE_CONTEXT = re.compile(
-    r"(took \S+ the median of its peers|above \S+\)|over \S+ its peers' median|\| \S+x \| `|\| \S+x \| n/a)"
+    r"(took \S+ the median of its peers|above \S+\)|over \S+ its peers' median"
+    r"|\| \S+x \| \S+ \| `|\| \S+x \| \S+ \| n/a)"  # a straggler's row: its multiple, its z-score, its interval
 )
 
 
@@ -326,3 +327,14 @@ def test_one_name_per_collection_on_a_page(pages, request):
             if title and title != collection:
                 # as a name: not a part of a run's id such as history-09
                 assert not re.search(rf"(?<![\w/-]){re.escape(collection)}(?![\w/-])", prose), (path, collection)
+
+
+def test_the_shapes_flag_few_stragglers(shapes_build):
+    """No shape plants a slow run (tests/helpers/shapes.py): at most a few percent of their scored
+    runs are stragglers (def_stragglers, the expected rate), here none of them."""
+    with duckdb.connect(str(shapes_build[1]), read_only=True) as connection:
+        scored, flagged = connection.execute(
+            "select count(*), count(*) filter (where is_straggler) from fct_run_stragglers"
+            " where wall_to_peer_median is not null"
+        ).fetchone()
+    assert scored >= 72 and flagged <= 0.05 * scored, (scored, flagged)  # mix-old alone: 24 tasks x 3 runs
