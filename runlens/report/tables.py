@@ -88,12 +88,17 @@ def page_wall_times(profile: CollectionProfile) -> units.WallTimes:
 
 
 def tied_ends(profile: CollectionProfile, named: int) -> list[tuple[str, str]]:
-    """The slowest two and the fastest two tasks of those a page names (`named` of each end) when
-    their means print the same (the page's wall-time format): the page calls them equal, never
-    one of them "the slowest" or "the fastest"."""
+    """Every two neighbours among the slowest and among the fastest tasks a page names (`named` of
+    each end) whose means print the same (the page's wall-time format): the page calls them equal,
+    never one of them slower than the other."""
     wall, tasks = page_wall_times(profile), profile.tasks
-    ends = [tasks[:2], list(reversed(tasks))[:2]] if named >= 2 else []
-    return [(a.task, b.task) for a, b in ends if wall(a.mean_wall_seconds) == wall(b.mean_wall_seconds)]
+    ends = [tasks[:named], list(reversed(tasks))[:named]] if named >= 2 else []
+    return [
+        (a.task, b.task)
+        for end in ends
+        for a, b in zip(end, end[1:], strict=False)
+        if wall(a.mean_wall_seconds) == wall(b.mean_wall_seconds)
+    ]
 
 
 def tasks_table(profile: CollectionProfile) -> Table:

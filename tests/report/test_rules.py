@@ -689,6 +689,13 @@ def test_tasks_equal_at_the_precision_shown_are_called_equal():
     apart = profile(tasks=[task("a", 7092), task("b", 5730), task("c", 4590), task("d", 2952), task("e", 2910)])
     assert tables.tied_ends(apart, 2) == []
     assert tables.tied_ends(tied, 1) == []
+    # the second and third slowest of three named, 5,731 s and 5,730 s, both 95.5 min: a tie too
+    behind = profile(
+        tasks=[
+            task(name, seconds) for name, seconds in zip("abcdef", (7092, 5731, 5730, 4590, 2952, 2910), strict=True)
+        ]
+    )
+    assert tables.tied_ends(behind, 3) == [("b", "c")]
 
 
 def goodput_rows(seconds: dict[str, float], gpus: int | None = None, unmeasured: dict | None = None) -> list:
