@@ -91,13 +91,14 @@ def duration_axis(axis, unit: str) -> None:
     axis.set_major_formatter(DurationFormatter(label))
 
 
-def mean_wall_by_task_png(tasks: list[Row]) -> bytes:
-    """Horizontal bars, slowest task on top, each labelled with its mean in the unit of the column."""
+def mean_wall_by_task_png(tasks: list[Row], wall: units.WallTimes) -> bytes:
+    """Horizontal bars, slowest task on top, each labelled with its mean as the page gives it: the
+    axis and the labels in the page's one wall-time unit (units.WallTimes)."""
     labels = [short_label(task.task) for task in reversed(tasks)]
     seconds = [task.mean_wall_seconds for task in reversed(tasks)]
-    unit, per_unit = scale_for(seconds)
+    unit, per_unit = wall.unit, wall.per_unit
     values = [value / per_unit for value in seconds]
-    annotations = units.duration_column(seconds)
+    annotations = wall.column(seconds)
     with matplotlib.rc_context(STYLE):
         figure, axes = pyplot.subplots(figsize=(7.5, 1.0 + 0.32 * len(tasks)), dpi=100)
         positions = range(len(tasks))
@@ -180,7 +181,9 @@ def position_comparison_png(positions: list[Row]) -> bytes:
                 bar.set_alpha(alpha)
         axes.set_yticks(rows, labels)
         axes.invert_yaxis()
-        axes.set_xlabel(f"mean duration ({UNIT_NAMES[unit]}; lighter: held by few runs)")
+        # the note says what lighter bars mean only where one is drawn lighter
+        few = "; lighter: held by few runs" if any(position.is_held_by_few_runs for position in positions) else ""
+        axes.set_xlabel(f"mean duration ({UNIT_NAMES[unit]}{few})")
         axes.set_title("The intervals that moved most against the baseline")
         duration_axis(axes.xaxis, unit)
         axes.legend(

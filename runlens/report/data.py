@@ -100,6 +100,8 @@ INDEX_READS = {
     "unstarted_runs": MartRead("fct_run_missing_start", order_by="file_path asc, run_id asc"),
     "regressions": MartRead("cmp_task_runtime", "is_regression", "collection asc, speedup asc, task asc"),
     "live": MartRead("agg_collection_progress", "is_live", "collection"),
+    # every collection's longest run: one of the figures that choose the report's wall-time unit
+    "spans": MartRead("agg_collection_span", order_by="collection"),
     "straggling_ranks": MartRead(
         "fct_run_rank_waiting",
         "straggling_rank is not null and collection is not null",
@@ -167,6 +169,8 @@ class CollectionProfile:
     interval_sections: list[Row] = field(default_factory=list)
     interval_section_comparison: list[Row] = field(default_factory=list)
     build: Row | None = None  # the thresholds the marts were built with (dim_build)
+    # the whole-run wall times that choose the report's one wall-time unit (IndexData.wall_seconds)
+    report_wall_seconds: tuple[float | None, ...] = ()
 
     @property
     def headline_speedup(self) -> float | None:
@@ -266,6 +270,17 @@ class IndexData:
     regressions: list[Row]
     live: dict[str, Row]
     straggling_ranks: list[Row] = field(default_factory=list)
+    spans: list[Row] = field(default_factory=list)
+
+    @property
+    def wall_seconds(self) -> tuple[float | None, ...]:
+        """The whole-run wall times that choose the one unit every page and the index give whole-run
+        wall times in (units.WallTimes): each collection's shortest and longest analyzed run and its
+        longest run, between which every such figure of the report lies (a mean, a task's p95, a
+        baseline's mean, a straggler's wall)."""
+        seconds = [entry.min_wall_seconds for entry in self.collections]
+        seconds += [entry.max_wall_seconds for entry in self.collections]
+        return tuple(seconds + [span.longest_run_seconds for span in self.spans])
 
 
 def load_data_quality_totals(connection) -> Row:
@@ -300,6 +315,7 @@ def load_index(connection) -> IndexData:
         regressions=reads["regressions"],
         live={entry.collection: entry for entry in read_mart(connection, INDEX_READS["live"])},
         straggling_ranks=reads["straggling_ranks"],
+        spans=reads["spans"],
     )
 
 
@@ -309,8 +325,9 @@ def no_lines(collection: str) -> Row:
     return mart_row("agg_collection_data_quality", collection=collection, **counts)
 
 
-def load_profile(connection, collection: str) -> CollectionProfile:
-    """Every figure of one collection's profile."""
+def load_profile(connection, collection: str, report_wall_seconds: tuple = ()) -> CollectionProfile:
+    """Every figure of one collection's profile; `report_wall_seconds` (IndexData.wall_seconds)
+    choose its wall-time unit with the rest of the report's."""
     snapshot = read_query(connection, "snapshot", collection=collection)
     if not snapshot:
         raise LookupError(collection)
@@ -322,4 +339,6 @@ def load_profile(connection, collection: str) -> CollectionProfile:
         rows = read_query(connection, QUERY_FILES.get(name, name), collection=collection)
         parts[name] = (rows[0] if rows else None) if name == "comparison" else rows
     parts["data_quality"] = parts["data_quality"] or no_lines(collection)
-    return CollectionProfile(snapshot=snapshot[0], build=load_build(connection), **parts)
+    return CollectionProfile(
+        snapshot=snapshot[0], build=load_build(connection), report_wall_seconds=report_wall_seconds, **parts
+    )

@@ -169,7 +169,7 @@ def charts(profile, findings, folder: Path) -> dict[str, str | None]:
         "goodput_chart": None,
     }
     if len(profile.shown_tasks) >= 2:
-        draw(folder / CHART_NAME, mean_wall_by_task_png, profile.shown_tasks)
+        draw(folder / CHART_NAME, mean_wall_by_task_png, profile.shown_tasks, tables.page_wall_times(profile))
         written["chart"] = CHART_NAME
     if findings.many_epochs and len({position.epoch_index for position in profile.epoch_positions}) >= 2:
         tasks = [task.task for task in profile.task_epochs]
@@ -192,9 +192,9 @@ def charts(profile, findings, folder: Path) -> dict[str, str | None]:
     return written
 
 
-def render_profile(env, connection, summary: Row, folder: Path) -> tuple[Path, bool]:
+def render_profile(env, connection, summary: Row, folder: Path, index: IndexData) -> tuple[Path, bool]:
     """The collection's page and charts; whether the page's text changed."""
-    profile = load_profile(connection, summary.collection)
+    profile = load_profile(connection, summary.collection, index.wall_seconds)
     findings = rules.evaluate(profile)
     written_charts = charts(profile, findings, folder)
     page_tables = tables.profile_tables(profile)
@@ -264,7 +264,7 @@ def render_reports(
             written = []
             for summary in chosen:
                 folder = safe_path(out_dir, slugs[summary.collection])
-                page, page_changed = render_profile(env, connection, summary, folder)
+                page, page_changed = render_profile(env, connection, summary, folder, index)
                 written.append(page)
                 if page_changed and changed is not None:
                     changed.append(summary.collection)

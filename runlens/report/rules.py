@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
+from runlens.report import units
 from runlens.report.data import CollectionProfile
 from runlens.report.rows import Row
 from runlens.report.units import SPEEDUP_SAME, factor, is_about_the_same
@@ -85,20 +86,37 @@ class Findings:
     inside_intervals: Finding | None = None
 
 
+def tied_groups(items: list, share_of) -> tuple[list, list]:
+    """The items that share the largest share as printed (units.percent: a tie is named together,
+    never ranked), and the group that shares the next one; `items` come largest first."""
+
+    def group(rest: list) -> list:
+        if not rest:
+            return []
+        printed = units.percent(share_of(rest[0]))
+        tied = 1
+        while tied < len(rest) and units.percent(share_of(rest[tied])) == printed:
+            tied += 1
+        return rest[:tied]
+
+    leaders = group(items)
+    return leaders, group(items[len(leaders) :])
+
+
 def largest_share(profile: CollectionProfile) -> Finding | None:
     """The largest share of wall time the data can name: a profiler section when the named sections
     attribute most of the profiled time (SECTIONS_ATTRIBUTE_SHARE), else a kind of interval between
-    markers, else a profiler section all the same, else the final tail."""
+    markers, else a profiler section all the same, else the final tail. Shares that print the same
+    are a tie (`leaders`, `following`: tied_groups)."""
     named = [
         section
         for section in profile.profile_sections
         if section.section != "unattributed" and section.share_of_wall is not None
     ]
-    sections = (
-        Finding("profiler_section", {"first": named[0], "second": named[1] if len(named) > 1 else None})
-        if named
-        else None
-    )
+    sections = None
+    if named:
+        leaders, following = tied_groups(named, lambda section: section.share_of_wall)
+        sections = Finding("profiler_section", {"leaders": leaders, "following": following})
     if sections and sum(section.share_of_wall for section in named) >= SECTIONS_ATTRIBUTE_SHARE:
         return sections
     kinds = [kind for kind in profile.interval_kinds if kind.share_of_wall is not None and kind.total_seconds > 0]
@@ -114,7 +132,8 @@ def largest_share(profile: CollectionProfile) -> Finding | None:
             # one save per epoch, logged as the epoch ends: the largest kind is the epoch itself,
             # so the headline speaks of epochs (their number and length), not of two markers
             return Finding("whole_epochs", {"first": first, "second": second, "epochs": profile.epochs})
-        return Finding("interval_kind", {"first": first, "second": second})
+        leaders, following = tied_groups(kinds, lambda kind: kind.share_of_wall)
+        return Finding("interval_kind", {"leaders": leaders, "following": following})
     if sections:
         return sections
     if profile.snapshot.mean_tail_share is not None:
@@ -171,12 +190,26 @@ def live_sweep(profile: CollectionProfile) -> Finding | None:
     if live is None:
         return None
     if not live.is_live:
-        return Finding("abandoned_only") if live.runs_abandoned else None
+        return Finding("abandoned_only", abandoned_against(profile)) if live.runs_abandoned else None
     if live.runs_running == 0:
         return Finding("only_stalled_runs")
     if live.last_finish_at is None:
         return Finding("no_finish_estimate")
     return Finding("last_finish_estimated")
+
+
+def abandoned_against(profile: CollectionProfile) -> dict:
+    """What the abandoned runs' silence was judged against (fct_run_live_status.abandon_threshold_basis,
+    def_abandoned): one basis and one threshold when every abandoned run shares them, else None
+    (each run's is in the abandoned table)."""
+    runs = profile.abandoned_runs
+    bases = {run.abandon_threshold_basis for run in runs}
+    thresholds = {run.abandon_threshold_seconds for run in runs}
+    same = len(bases) == 1 and (len(thresholds) == 1 or bases <= {"task", "collection"})
+    return {
+        "basis": next(iter(bases)) if same else None,
+        "threshold": next(iter(thresholds)) if same and len(thresholds) == 1 else None,
+    }
 
 
 def stragglers(profile: CollectionProfile) -> Finding | None:
@@ -296,7 +329,9 @@ def longest_interval(profile: CollectionProfile) -> Finding | None:
     top = profile.longest_intervals[0]
     if top.runs > USUALLY_LONGEST_SHARE * top.runs_with_intervals:
         return Finding("usually_longest", {"interval": top})
-    return Finding("no_usual_longest", {"interval": top})
+    # labels the longest in as many runs as the first are a tie: named together, never ranked
+    tied = [interval for interval in profile.longest_intervals if interval.runs == top.runs]
+    return Finding("no_usual_longest", {"interval": top, "tied": tied})
 
 
 def later_windows(profile: CollectionProfile) -> Finding | None:

@@ -32,14 +32,49 @@ def goodput(answer: dict) -> str:
     return words + "."
 
 
+def ranked(finding, leader, follower, share, of: str, one: str) -> str:
+    """The largest share and the next one, each a tie when several print the same
+    (rules.tied_groups): a tie is named together with "each", never ranked. `leader` and `follower`
+    name an item where it stands; `one` opens the sentence of one largest ({names}: its name)."""
+    leaders, following = finding.figures["leaders"], finding.figures["following"]
+    names, largest = units.list_of(map(leader, leaders)), units.percent(share(leaders[0]))
+    if len(leaders) == 1:
+        words = f"{one.format(names=names)} {largest} of {of}"
+    else:
+        words = f"{names} take the most time, {largest} each of {of}"
+    if len(following) == 1:
+        words += f"; next comes {follower(following[0])} with {units.percent(share(following[0]))}"
+    elif following:
+        words += f"; next come {units.list_of(map(follower, following))} with {units.percent(share(following[0]))} each"
+    return words
+
+
 def largest_share(profile: CollectionProfile, findings: Findings) -> str:
     finding = findings.largest_share
-    top, following = finding.figures.get("first"), finding.figures.get("second")
     if finding.key == "profiler_section":
-        words = f"**{escape_text(top.section)}** takes {units.percent(top.share_of_wall)} of the profiled wall time"
-        if following:
-            words += f"; next comes {escape_text(following.section)} with {units.percent(following.share_of_wall)}"
-        return words + f" (over {plural(top.profiled_runs, 'profiled run')})."
+        words = ranked(
+            finding,
+            lambda section: f"**{escape_text(section.section)}**",
+            lambda section: escape_text(section.section),
+            lambda section: section.share_of_wall,
+            "the profiled wall time",
+            "{names} takes",
+        )
+        return words + f" (over {plural(finding.figures['leaders'][0].profiled_runs, 'profiled run')})."
+    if finding.key == "interval_kind":
+        tied = len(finding.figures["leaders"]) > 1
+        words = ranked(
+            finding,
+            lambda kind: (
+                f"{code(kind.interval_kind)} ({kind_holds(kind.interval_kind)})" if tied else code(kind.interval_kind)
+            ),
+            lambda kind: code(kind.interval_kind),
+            lambda kind: kind.share_of_wall,
+            "the summed wall time of the runs with markers",
+            f"The most time goes to {{names}} ({kind_holds(finding.figures['leaders'][0].interval_kind)}):",
+        )
+        return words + "."
+    top, following = finding.figures.get("first"), finding.figures.get("second")
     if finding.key == "whole_epochs":
         epochs = finding.figures["epochs"]
         words = (
@@ -55,14 +90,6 @@ def largest_share(profile: CollectionProfile, findings: Findings) -> str:
                 else kind_holds(following.interval_kind)
             )
             words += f"; {code(following.interval_kind)}, {holds}, {units.percent(following.share_of_wall)}"
-        return words + "."
-    if finding.key == "interval_kind":
-        words = (
-            f"The most time goes to {code(top.interval_kind)} ({kind_holds(top.interval_kind)}):"
-            f" {units.percent(top.share_of_wall)} of the summed wall time of the runs with markers"
-        )
-        if following:
-            words += f"; next comes {code(following.interval_kind)} with {units.percent(following.share_of_wall)}"
         return words + "."
     return (
         f"The final tail after the last epoch end: mean tail share {units.percent(profile.snapshot.mean_tail_share)}"
@@ -143,10 +170,11 @@ def live_sweep(profile: CollectionProfile, findings: Findings) -> str:
     live, key = profile.live, findings.live_sweep.key
     if key == "abandoned_only":
         pronoun = "it is" if live.runs_abandoned == 1 else "they are"
+        figures = findings.live_sweep.figures
         return (
             f"Nothing is running: {plural(live.runs_abandoned, 'run')} never finished and went silent for longer"
-            f" than any completed run of its task took for the whole run, so {pronoun} counted as abandoned, not"
-            " as running."
+            f" than {silent_longer_than(figures['basis'], figures['threshold'])}, so {pronoun} counted as abandoned,"
+            " not as running."
         )
     if key == "last_finish_estimated":
         words = (
@@ -169,6 +197,30 @@ def live_sweep(profile: CollectionProfile, findings: Findings) -> str:
     if live.runs_abandoned:
         words += f"; {plural(live.runs_abandoned, 'run')} abandoned, counted apart"
     return words + "."
+
+
+def silent_longer_than(basis: str | None, threshold: float | None) -> str:
+    """What an abandoned run's silence was longer than (rules.abandoned_against, def_abandoned)."""
+    if basis == "task":
+        return "any completed run of its task took for the whole run"
+    if basis == "collection":
+        return "any completed run of its collection took for the whole run (its task has no completed run)"
+    if basis == "no_completed_run":
+        return (
+            f"{units.duration(threshold)}, the most runlens waits when no run of its collection has completed"
+            " (`abandon_horizon_seconds`)"
+        )
+    if basis == "horizon":
+        return (
+            f"{units.duration(threshold)}, the most runlens waits (`abandon_horizon_seconds`), though a completed"
+            " run of its collection took longer"
+        )
+    if basis == "stall_threshold":
+        return (
+            f"its stall threshold, {units.duration(threshold)} (longer than the longest completed run it is otherwise"
+            " judged against)"
+        )
+    return "its abandon threshold (each run's, and what it was judged against, are listed below)"
 
 
 def ranks(findings: Findings) -> str:
@@ -203,7 +255,8 @@ def stragglers(profile: CollectionProfile) -> str:
     if worst.is_slow_overall:
         words += (
             f"{code(worst.run_id)} took {units.multiple(worst.wall_to_peer_median)} the median of its peers, the"
-            f" runs of its task with the same markers (a run is flagged above"
+            f" runs of its task with the same markers (a run is flagged far outside their spread, a robust z-score"
+            f" over {units.decimal(summary.robust_z_threshold, 1)}, and above"
             f" {units.decimal(summary.wall_multiple_threshold, 1)}x)"
         )
     else:
@@ -333,6 +386,15 @@ def longest_interval(profile: CollectionProfile, findings: Findings) -> str:
         return (
             f"The longest interval of a run is usually {label}: the longest in {runs}, {mean} on average over all"
             " of them."
+        )
+    tied = findings.longest_interval.figures["tied"]
+    if len(tied) > 1:
+        labels = units.list_of(code(interval.longest_interval_label) for interval in tied)
+        means = units.durations(*(interval.mean_seconds for interval in tied))
+        each = f"{means[0]} each" if len(set(means)) == 1 else units.list_of(means)
+        return (
+            f"No interval is the longest in most runs: {labels} are each the longest in {runs} ({each} on"
+            " average over all of them)."
         )
     return (
         f"No interval is the longest in most runs: {label}, the one most often longest, is so in only {runs}"
@@ -491,8 +553,10 @@ def not_shown_item(finding) -> str:
         summary = figures["summary"]
         return (
             f"Stragglers (none among {plural(summary.runs_scored, 'scored run')}: none over"
-            f" {units.decimal(summary.wall_multiple_threshold, 1)}x its peers' median or with an interval's robust"
-            f" z-score over {units.decimal(summary.robust_z_threshold, 1)} and an excess of at least"
+            f" {units.decimal(summary.wall_multiple_threshold, 1)}x its peers' median and a robust z-score of"
+            f" {units.decimal(summary.robust_z_threshold, 1)} among them, or with an interval's robust"
+            f" z-score over {units.decimal(summary.robust_z_threshold, 1)} and, at the run's own pace, an excess of at"
+            " least"
             f" {units.setting_percent(summary.min_excess_share)} of its wall time and"
             f" {units.setting_duration(summary.min_excess_seconds)})"
         )
@@ -598,7 +662,7 @@ def coinciding_markers(findings: Findings) -> list[str]:
 def gpu_hours(profile: CollectionProfile, findings: Findings) -> str:
     span = profile.span
     if findings.gpu_hours.key == "gpu_hours_known":
-        return f"{units.decimal(span.gpu_hours)} (each run's GPUs times its active hours, def_gpu_hours)"
+        return f"{units.gpu_hour_texts([span.gpu_hours])[0]} (each run's GPUs times its active hours, def_gpu_hours)"
     return (
         f"unknown ({units.count(span.runs_with_gpus)} of {plural(span.runs, 'run')} name their GPUs in"
         " `resources.gpus`)"

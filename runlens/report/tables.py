@@ -14,6 +14,7 @@ from runlens.report.data import CollectionProfile, IndexData
 from runlens.report.markdown import escape_code, escape_text
 from runlens.report.rules import NO_SECTION
 from runlens.report.words import (
+    ABANDON_BASIS_WORDS,
     GOODPUT_COLUMNS,
     GOODPUT_WORDS,
     INSIDE_PART_WORDS,
@@ -69,9 +70,13 @@ def yes_no(values) -> list[str]:
 
 
 def page_wall_times(profile: CollectionProfile) -> units.WallTimes:
-    """One format for every whole-run wall time the page shows (units.WallTimes)."""
+    """One format for every whole-run wall time the page shows (units.WallTimes), the one the index
+    and every other page of the report give them in (report_wall_times): the report's figures
+    choose its unit, with the page's own (which lie between them but for a run with ranks that was
+    not analyzed)."""
     snapshot, comparison, span = profile.snapshot, profile.comparison, profile.span
-    seconds = [snapshot.mean_wall_seconds, snapshot.median_wall_seconds, snapshot.p90_wall_seconds]
+    seconds = list(profile.report_wall_seconds)
+    seconds += [snapshot.mean_wall_seconds, snapshot.median_wall_seconds, snapshot.p90_wall_seconds]
     for task in profile.tasks:
         seconds += [task.mean_wall_seconds, task.median_wall_seconds, task.p90_wall_seconds, task.p95_wall_seconds]
     if comparison is not None:
@@ -87,12 +92,17 @@ def page_wall_times(profile: CollectionProfile) -> units.WallTimes:
 
 
 def tied_ends(profile: CollectionProfile, named: int) -> list[tuple[str, str]]:
-    """The slowest two and the fastest two tasks of those a page names (`named` of each end) when
-    their means print the same (the page's wall-time format): the page calls them equal, never
-    one of them "the slowest" or "the fastest"."""
+    """Every two neighbours among the slowest and among the fastest tasks a page names (`named` of
+    each end) whose means print the same (the page's wall-time format): the page calls them equal,
+    never one of them slower than the other."""
     wall, tasks = page_wall_times(profile), profile.tasks
-    ends = [tasks[:2], list(reversed(tasks))[:2]] if named >= 2 else []
-    return [(a.task, b.task) for a, b in ends if wall(a.mean_wall_seconds) == wall(b.mean_wall_seconds)]
+    ends = [tasks[:named], list(reversed(tasks))[:named]] if named >= 2 else []
+    return [
+        (a.task, b.task)
+        for end in ends
+        for a, b in zip(end, end[1:], strict=False)
+        if wall(a.mean_wall_seconds) == wall(b.mean_wall_seconds)
+    ]
 
 
 def tasks_table(profile: CollectionProfile) -> Table:
@@ -155,6 +165,7 @@ def abandoned_table(profile: CollectionProfile) -> Table:
             ("last heard from", False, [time(run.last_event_at) for run in runs]),
             ("silent", True, units.duration_column([run.silent_seconds for run in runs])),
             ("abandoned after", True, units.duration_column([run.abandon_threshold_seconds for run in runs])),
+            ("judged against", False, [ABANDON_BASIS_WORDS[run.abandon_threshold_basis] for run in runs]),
         ]
     )
 
@@ -187,16 +198,11 @@ def comparison_table(profile: CollectionProfile) -> Table:
     )
 
 
-def against_baseline_columns(rows, wall: units.WallTimes | None = None) -> list[tuple[str, bool, list[str]]]:
+def against_baseline_columns(rows, wall: units.WallTimes) -> list[tuple[str, bool, list[str]]]:
     """The columns a task against its baseline shows (cmp_task_runtime rows): runs on both sides,
-    the two means in one unit (the page's wall-time format when given), the speedup with its word."""
-    if wall is None:
-        means, baseline_means = units.duration_columns(
-            [row.mean_wall_seconds for row in rows], [row.baseline_mean_wall_seconds for row in rows]
-        )
-    else:
-        means = wall.column(row.mean_wall_seconds for row in rows)
-        baseline_means = wall.column(row.baseline_mean_wall_seconds for row in rows)
+    the two means in the report's wall-time format, the speedup with its word."""
+    means = wall.column(row.mean_wall_seconds for row in rows)
+    baseline_means = wall.column(row.baseline_mean_wall_seconds for row in rows)
     return [
         ("task", False, texts(row.task for row in rows)),
         ("runs", True, counts(row.runs for row in rows)),
@@ -376,6 +382,7 @@ def stragglers_table(profile: CollectionProfile) -> Table:
             ("task", False, texts(run.task for run in runs)),
             ("wall", True, page_wall_times(profile).column(run.wall_seconds for run in runs)),
             ("x its peers' median", True, [units.multiple(run.wall_to_peer_median) for run in runs]),
+            ("robust z-score among them", True, [units.decimal(run.wall_robust_z, 1) for run in runs]),
             ("most unusual interval", False, [interval(run) for run in runs]),
             ("its duration", True, worst),
             ("task median there", True, task_median),
@@ -432,7 +439,10 @@ def gpu_table(profile: CollectionProfile) -> Table:
             (
                 "active GPU-hours",
                 True,
-                ["unknown" if task.gpu_hours is None else units.decimal(task.gpu_hours) for task in tasks],
+                [
+                    "unknown" if task.gpu_hours is None else text
+                    for task, text in zip(tasks, units.gpu_hour_texts([task.gpu_hours for task in tasks]), strict=True)
+                ],
             ),
         ]
     )
@@ -545,11 +555,15 @@ def profile_tables(profile: CollectionProfile) -> dict[str, object]:
     return tables
 
 
+def report_wall_times(index: IndexData) -> units.WallTimes:
+    """The one format of the report's whole-run wall times (IndexData.wall_seconds): a figure reads
+    the same on the index as on its page and on the page that compares with it."""
+    return units.wall_times(index.wall_seconds)
+
+
 def collections_table(index: IndexData, hrefs: dict[str, str]) -> Table:
     entries = index.collections
-    # one format for the means and medians of every collection: a mean and its median never read
-    # in two units
-    wall = units.wall_times([entry.mean_wall_seconds for entry in entries] + [e.median_wall_seconds for e in entries])
+    wall = report_wall_times(index)
 
     def against(entry) -> str:
         if entry.baseline_collection is None:
@@ -589,7 +603,7 @@ def collections_table(index: IndexData, hrefs: dict[str, str]) -> Table:
 def regressions_table(index: IndexData, titles: dict[str, str]) -> Table:
     rows = index.regressions
     names = texts(titles.get(row.collection, row.collection) for row in rows)
-    return table([("collection", False, names), *against_baseline_columns(rows)])
+    return table([("collection", False, names), *against_baseline_columns(rows, report_wall_times(index))])
 
 
 def live_collections_table(index: IndexData, hrefs: dict[str, str], titles: dict[str, str]) -> Table:

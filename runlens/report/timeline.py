@@ -1,7 +1,8 @@
 """The timeline chart of a collection's runs, as PNG bytes (matplotlib, Agg backend): one bar per
 run from its first run_start to its end, in the stretches it ran (a restart's downtime is a gap),
 coloured by task; a run still running is drawn to the as-of time and ends in an arrow, a stalled
-run ends in a cross at its last event, an abandoned one in a grey cross there. Time runs across in
+run ends in a cross at its last event, an abandoned one in a grey cross there, and a failed run in a
+black cross where its failed run_end ended it. Time runs across in
 the unit that fits the span (chart.scale_for), with round tick steps.
 
 Deterministic as the other chart (report/chart.py): fixed size and DPI, no metadata, names drawn
@@ -23,6 +24,8 @@ from runlens.report.rows import Row  # noqa: E402
 
 PALETTE = ("#4C72B0", "#DD8452", "#55A868", "#C44E52", "#8172B3", "#937860", "#DA8BC3", "#8C8C8C")
 MAX_RUNS = 60  # past this many runs, the bars are too thin to read: the chart shows the first ones
+# the cross at the end of a run that did not finish: its colour by why
+END_MARKS = {"stalled": "#C44E52", "abandoned": "#8C8C8C", "failed": "black"}
 
 
 def seconds_after(start: datetime, instant: datetime) -> float:
@@ -54,8 +57,8 @@ def timeline_png(segments: list[Row], as_of: datetime | None) -> bytes:
                 axes.plot(end, row, marker=">", color="black", markersize=5)
         for run_id, row in rows.items():
             last = [segment for segment in segments if segment.run_id == run_id][-1]
-            if last.live_status in ("stalled", "abandoned"):
-                colour = "#C44E52" if last.live_status == "stalled" else "#8C8C8C"
+            colour = END_MARKS.get("failed" if last.run_status == "failed" else last.live_status)
+            if colour is not None:
                 axes.plot(seconds_after(origin, last.ended_at) / per_unit, row, marker="x", color=colour, markersize=6)
         if as_of is not None:
             axes.axvline(seconds_after(origin, as_of) / per_unit, color="black", linewidth=0.8, linestyle="--")
@@ -64,6 +67,7 @@ def timeline_png(segments: list[Row], as_of: datetime | None) -> bytes:
         axes.set_xlim(left=0)
         duration_axis(axes.xaxis, unit)
         states = {segment.live_status for segment in segments}
+        failed = any(segment.run_status == "failed" and segment.run_id in rows for segment in segments)
         marks = [
             mark
             for mark, shown in (
@@ -71,6 +75,7 @@ def timeline_png(segments: list[Row], as_of: datetime | None) -> bytes:
                 ("> running", any(segment.is_open and segment.live_status == "running" for segment in segments)),
                 ("red x stalled", "stalled" in states),
                 ("grey x abandoned", "abandoned" in states),
+                ("black x failed", failed),
             )
             if shown
         ]

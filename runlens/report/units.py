@@ -140,8 +140,9 @@ def signed_duration(seconds: float | None) -> str:
 
 @dataclass(frozen=True)
 class WallTimes:
-    """The whole-run wall times of one page (a collection's mean, median and p90, its tasks',
-    its baseline's, its stragglers', its longest run) in one unit (`column_unit`), each to three
+    """The whole-run wall times of a report (a collection's mean, median and p90, its tasks',
+    its baseline's, its stragglers', its longest run, on every page and the index) in one unit
+    (`column_unit`), each to three
     significant digits (at most `MAX_DECIMALS` decimals: 74.5 min, 118 min, 1.24 h, 0.068 min):
     the same figure reads the same in every sentence and table of the page, and none under an
     hour reads in hours."""

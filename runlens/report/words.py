@@ -12,6 +12,14 @@ SOURCE_WORDS = {
     "mixed": "a mix of the event log and the profiler",
 }
 # how a run's time lost to its slowest rank was measured (def_ranks, lost_basis)
+# what an abandoned run's silence was judged against (fct_run_live_status.abandon_threshold_basis)
+ABANDON_BASIS_WORDS = {
+    "task": "its task's longest completed run",
+    "collection": "its collection's longest completed run (none of its task completed)",
+    "no_completed_run": "the horizon alone (no run of its collection completed)",
+    "horizon": "the horizon (shorter than its peers' longest run)",
+    "stall_threshold": "its stall threshold (longer than its peers' longest run)",
+}
 RANK_BASIS_WORDS = {
     "arrival": "arrival at the markers",
     "busy_time": "the ranks' busy time",

@@ -204,9 +204,11 @@ def test_stragglers_match_the_oracle(sample_db):
     runs of the task with as many pre-epoch positions, 3 or more), and per pre-epoch interval a
     robust z-score against the same position in the task (median, MAD floored at 10% of the
     median and at 1 s, 3 runs or more at the position; positions skip a restart's downtime); a
-    straggler past 1.5x its peers' median or with an outlier: a z-score over 3.5 with an excess
-    over the position's median of at least 2% of the run's wall time and 10 s. The worst interval
-    is the highest-scored outlier, else the highest score."""
+    straggler past 1.5x its peers' median with a robust z-score of its wall over 3.5 among them
+    (the peers' MAD, floored alike), or with an outlier: a z-score over 3.5 with an excess over the
+    position's median times the run's own pace (the median of its scored intervals over their
+    positions' medians) of at least 2% of the run's wall time and 10 s. The worst interval is the
+    highest-scored outlier, else the highest score."""
 
     by_task: dict[tuple, list] = {}
     for run in ORACLE_RUNS.values():
@@ -227,6 +229,14 @@ def test_stragglers_match_the_oracle(sample_db):
             peers = [peer.wall for peer in runs if len(pre_epoch[peer.run_id]) == len(pre_epoch[run.run_id])]
             peer_median = statistics.median(peers)
             peer_ratio = run.wall / peer_median if len(peers) >= 3 and peer_median > 0 else None
+            peer_mad = statistics.median(abs(wall - peer_median) for wall in peers)
+            wall_z = (run.wall - peer_median) / (1.4826 * max(peer_mad, 0.1 * peer_median, 1))
+            ratios = [
+                value / statistics.median(positions[index])
+                for index, value in enumerate(pre_epoch[run.run_id], start=1)
+                if len(positions[index]) >= 3 and statistics.median(positions[index]) > 0
+            ]
+            pace = statistics.median(ratios) if ratios else 1.0
             scores = []
             for index, value in enumerate(pre_epoch[run.run_id], start=1):
                 values = positions[index]
@@ -235,10 +245,11 @@ def test_stragglers_match_the_oracle(sample_db):
                 median = statistics.median(values)
                 mad = statistics.median(abs(v - median) for v in values)
                 z = (value - median) / (1.4826 * max(mad, 0.1 * median, 1))
-                outlier = z > 3.5 and value - median >= max(0.02 * run.wall, 10)
+                outlier = z > 3.5 and value - median * pace >= max(0.02 * run.wall, 10)
                 scores.append((outlier, z, -index))
             worst = max(scores) if scores else None
-            straggler = (peer_ratio is not None and peer_ratio > 1.5) or (worst is not None and worst[0])
+            slow = peer_ratio is not None and peer_ratio > 1.5 and wall_z > 3.5
+            straggler = slow or (worst is not None and worst[0])
             expected[run.run_id] = (
                 ratio, -worst[2] if worst else None, worst[1] if worst else None, straggler, peer_ratio
             )  # fmt: skip

@@ -8,14 +8,16 @@ four epochs (four times the work) was a straggler: 16 of 96 runs here.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import math
 import random
+import sys
 from datetime import UTC, datetime, timedelta
 
 import duckdb
 from conftest import PROJECT
-from pipeline import DATABASE, build
+from pipeline import DATABASE, REPO, build
 
 TASKS = ("alpha", "beta", "gamma", "delta")
 RUNS_PER_TASK = 24
@@ -29,6 +31,7 @@ COLLECTION = "pace"
 # planted: (task, run number) -> how: every interval twice as long, or one stretch 30 min longer
 PLANTED = {("alpha", 3): "twice_as_slow", ("gamma", 7): "twice_as_slow", ("delta", 11): "one_long_interval"}
 FEW_PERCENT = 0.05
+SAMPLE_SEED = 7  # scripts/generate_sample.py's default, which wrote data/sample
 
 
 def epochs_of(number: int) -> int:
@@ -112,3 +115,50 @@ def test_few_runs_are_flagged_where_none_was_planted_and_every_planted_one_is(tm
     # the planted runs are found by the rule that fits them
     assert by_id["alpha-03"][2] and by_id["gamma-07"][2]
     assert by_id["delta-11"][3]
+
+
+def planted_in_the_sample() -> set[str]:
+    """The sample's v3 runs the generator made slow on purpose: scripts/generate_sample.py gives the
+    six runs of each task the offsets SPREAD (-0.5, -0.45, -0.4, -0.3, 0.25, 1.4 spread widths),
+    and the one at 1.4 (scale 1 + 1.4 x the task's width: 1.53x to 2.05x the task's mean) is its
+    slow tail, one run per task, which reproduces the reference profile's 0.50 h to 3.12 h range
+    around a 1.00 h median. Read from the generator itself, as it draws them."""
+    spec = importlib.util.spec_from_file_location("generate_sample", REPO / "scripts" / "generate_sample.py")
+    generator = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = generator  # its dataclasses look their module up
+    try:
+        spec.loader.exec_module(generator)
+    finally:
+        del sys.modules[spec.name]
+    offsets = {}
+    make_run = generator.v3_run
+
+    def recording(rng, task, k, offset):
+        run = make_run(rng, task, k, offset)
+        offsets[run.run_id] = offset
+        return run
+
+    generator.v3_run = recording
+    generator.v3_runs(SAMPLE_SEED)
+    assert sorted(set(offsets.values())) == sorted(generator.SPREAD + (0.0,))  # 0.0: the failed and incomplete runs
+    return {run_id for run_id, offset in offsets.items() if offset == max(generator.SPREAD)}
+
+
+def test_the_sample_flags_its_slow_tail_and_few_others(sample_db):
+    """On the sample's v3 (36 scored runs, 6 per task), the 6 runs planted slow are flagged and at
+    most a few percent of the other 30 (FEW_PERCENT: at most 1). Under the old rule, 11 of the 36
+    were: every run of each task's two slowest (a run at 0.25 widths is 1.26x to 1.61x its task's
+    median, and its every interval is as much longer, so one of them always scored high)."""
+    planted = planted_in_the_sample()
+    assert len(planted) == 6 and all(run_id.startswith("v3-") for run_id in planted)
+    scored = dict(
+        sample_db.execute(
+            "select run_id, is_straggler from fct_run_stragglers where collection = ?",
+            ["from-entangled-v2/continuous-v3-beta-schedule"],
+        ).fetchall()
+    )
+    assert len(scored) == 36
+    flagged = {run_id for run_id, is_straggler in scored.items() if is_straggler}
+    assert planted <= flagged, f"planted stragglers not found: {sorted(planted - flagged)}"
+    unplanted = flagged - planted
+    assert len(unplanted) <= FEW_PERCENT * (len(scored) - len(planted)), f"flagged without cause: {sorted(unplanted)}"

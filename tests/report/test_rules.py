@@ -308,18 +308,32 @@ def test_the_largest_share_is_a_profiler_section_before_a_kind_of_interval():
     ]
     kinds = [kind("checkpoint -> checkpoint", 0.58), kind("run_start -> checkpoint", 0.19)]
     found = rules.largest_share(profile(profile_sections=sections, interval_kinds=kinds))
-    assert (found.key, found.figures["first"].section, found.figures["second"].section) == (
+    assert (found.key, found.figures["leaders"][0].section, found.figures["following"][0].section) == (
         "profiler_section",
         "router_sampled_eval_generation",
         "train",
     )
     found = rules.largest_share(profile(interval_kinds=kinds))
-    assert (found.key, found.figures["first"].interval_kind) == ("interval_kind", "checkpoint -> checkpoint")
+    assert (found.key, found.figures["leaders"][0].interval_kind) == ("interval_kind", "checkpoint -> checkpoint")
     assert rules.largest_share(profile()).key == "final_tail"
     assert rules.largest_share(profile(snapshot={"mean_tail_share": None})) is None
     # unattributed time alone names no section
     only_unattributed = [section("unattributed", 1.0)]
     assert rules.largest_share(profile(profile_sections=only_unattributed, interval_kinds=kinds)).key == "interval_kind"
+
+
+def test_shares_that_print_the_same_are_a_tie():
+    """33.33% and 33.34% both print 33.3%: a tie, never "most" and "next"; 33.3% against 33.5% (more
+    than 0.5% apart, each printed alone) is a ranking; the group after the leaders is a tie too."""
+    tied = [kind("a -> b", 0.3334), kind("b -> c", 0.3333), kind("c -> d", 0.1667), kind("d -> e", 0.1666)]
+    found = rules.largest_share(profile(interval_kinds=tied))
+    assert [[k.interval_kind for k in found.figures[group]] for group in ("leaders", "following")] == [
+        ["a -> b", "b -> c"],
+        ["c -> d", "d -> e"],
+    ]
+    apart = [kind("a -> b", 0.335), kind("b -> c", 0.333)]
+    found = rules.largest_share(profile(interval_kinds=apart))
+    assert [len(found.figures[group]) for group in ("leaders", "following")] == [1, 1]
 
 
 def test_a_small_named_section_does_not_hide_where_the_time_goes():
@@ -328,9 +342,9 @@ def test_a_small_named_section_does_not_hide_where_the_time_goes():
     saves = [section("checkpoint_save", 0.02), section("unattributed", 0.98)]
     kinds = [kind("epoch_end -> checkpoint", 0.979)]
     found = rules.largest_share(profile(profile_sections=saves, interval_kinds=kinds))
-    assert (found.key, found.figures["first"].interval_kind) == ("interval_kind", "epoch_end -> checkpoint")
+    assert (found.key, found.figures["leaders"][0].interval_kind) == ("interval_kind", "epoch_end -> checkpoint")
     found = rules.largest_share(profile(profile_sections=saves))
-    assert (found.key, found.figures["first"].section) == ("profiler_section", "checkpoint_save")
+    assert (found.key, found.figures["leaders"][0].section) == ("profiler_section", "checkpoint_save")
     # two named sections holding half the profiled time together answer
     half = [section("forward", 0.3), section("data_loading", 0.2), section("unattributed", 0.5)]
     assert rules.largest_share(profile(profile_sections=half, interval_kinds=kinds)).key == "profiler_section"
@@ -705,6 +719,13 @@ def test_tasks_equal_at_the_precision_shown_are_called_equal():
     apart = profile(tasks=[task("a", 7092), task("b", 5730), task("c", 4590), task("d", 2952), task("e", 2910)])
     assert tables.tied_ends(apart, 2) == []
     assert tables.tied_ends(tied, 1) == []
+    # the second and third slowest of three named, 5,731 s and 5,730 s, both 95.5 min: a tie too
+    behind = profile(
+        tasks=[
+            task(name, seconds) for name, seconds in zip("abcdef", (7092, 5731, 5730, 4590, 2952, 2910), strict=True)
+        ]
+    )
+    assert tables.tied_ends(behind, 3) == [("b", "c")]
 
 
 def goodput_rows(seconds: dict[str, float], gpus: int | None = None, unmeasured: dict | None = None) -> list:

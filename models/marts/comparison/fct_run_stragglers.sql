@@ -1,8 +1,9 @@
 -- Each analyzed run against the other runs of its task (def_stragglers): its wall time over the
--- median of its peers (the runs of its task with as many pre-epoch intervals: the same work), and
--- its most unusual pre-epoch interval by robust z-score against the same position in its task; a
--- straggler when its wall time is past its threshold, or an interval is both past the score's and
--- longer than usual by a share of the run's wall time that matters.
+-- median of its peers (the runs of its task with as many pre-epoch intervals: the same work) and
+-- its robust z-score among them, and its most unusual pre-epoch interval by robust z-score against
+-- the same position in its task; a straggler when its wall time is past both thresholds (slow for
+-- its task's own spread), or an interval is past the score's and longer than the run's own pace
+-- gives it by a share of the run's wall time that matters.
 -- Incremental by task: a refresh computes again the runs of the tasks whose runs changed
 -- (macros/run_groups.sql), every run's peers being in its task.
 -- Grain: one row per analyzed run with a collection.
@@ -62,6 +63,51 @@ peer_walls as (
     group by collection, task, positions
 ),
 
+peer_wall_deviations as (
+    select
+        peered.run_id,
+        peered.collection,
+        peered.task,
+        peered.positions,
+        peer_walls.peer_runs,
+        peer_walls.peer_median_wall_seconds,
+        abs(peered.wall_seconds - peer_walls.peer_median_wall_seconds) as absolute_deviation
+    from peered
+    inner join peer_walls
+        on peered.collection = peer_walls.collection
+        and peered.task is not distinct from peer_walls.task
+        and peered.positions = peer_walls.positions
+),
+
+peer_wall_spreads as (
+    select
+        collection,
+        task,
+        positions,
+        {{ runlens.median('absolute_deviation') }} as mad_wall_seconds
+    from peer_wall_deviations
+    group by collection, task, positions
+),
+
+wall_scores as (
+    -- each run's peers: their median wall time and their spread (1.4826 x the MAD, floored as a
+    -- position's is), which the wall's robust z-score is over
+    select
+        peer_wall_deviations.run_id,
+        peer_wall_deviations.peer_runs,
+        peer_wall_deviations.peer_median_wall_seconds,
+        1.4826 * greatest(
+            peer_wall_spreads.mad_wall_seconds,
+            {{ var('straggler_mad_floor_share') }} * peer_wall_deviations.peer_median_wall_seconds,
+            {{ var('straggler_mad_floor_seconds') }}
+        ) as peer_spread_seconds
+    from peer_wall_deviations
+    inner join peer_wall_spreads
+        on peer_wall_deviations.collection = peer_wall_spreads.collection
+        and peer_wall_deviations.task is not distinct from peer_wall_spreads.task
+        and peer_wall_deviations.positions = peer_wall_spreads.positions
+),
+
 positioned as (
     select
         runs.collection,
@@ -109,14 +155,32 @@ position_spreads as (
     group by collection, task, interval_index
 ),
 
+interval_ratios as (
+    -- each scored interval over its position's median
+    select
+        run_id,
+        seconds / median_seconds as ratio_to_median
+    from deviations
+    where position_runs >= {{ var('straggler_min_task_runs') }} and median_seconds > 0
+),
+
+run_paces as (
+    -- the run's own pace: the median of its intervals' ratios, which one long interval does not move
+    select
+        run_id,
+        {{ runlens.median('ratio_to_median') }} as pace_to_task_median
+    from interval_ratios
+    group by run_id
+),
+
 scored as (
     select
         deviations.run_id,
         deviations.interval_index,
-        -- an outlier needs a score past straggler_robust_z and an excess over the position's
-        -- median that matters to the run: straggler_min_excess_share of its wall time, and at
-        -- least straggler_min_excess_seconds
-        deviations.seconds - deviations.median_seconds >= greatest(
+        -- an outlier needs a score past straggler_robust_z and an excess that matters to the run
+        -- (straggler_min_excess_share of its wall time, and at least straggler_min_excess_seconds)
+        -- over what its own pace gives the position: a run slow throughout is judged by its wall
+        deviations.seconds - deviations.median_seconds * coalesce(run_paces.pace_to_task_median, 1) >= greatest(
             {{ var('straggler_min_excess_share') }} * deviations.run_wall_seconds,
             {{ var('straggler_min_excess_seconds') }}
         ) as has_excess_that_matters,
@@ -132,6 +196,7 @@ scored as (
         on deviations.collection = position_spreads.collection
         and deviations.task is not distinct from position_spreads.task
         and deviations.interval_index = position_spreads.interval_index
+    left join run_paces on deviations.run_id = run_paces.run_id
     where deviations.position_runs >= {{ var('straggler_min_task_runs') }}
 ),
 
@@ -188,22 +253,31 @@ final as (
                 and task_walls.task_median_wall_seconds > 0
                 then runs.wall_seconds / task_walls.task_median_wall_seconds
         end as wall_to_task_median,
-        peer_walls.peer_runs,
-        peer_walls.peer_median_wall_seconds,
+        wall_scores.peer_runs,
+        wall_scores.peer_median_wall_seconds,
         case
             when
-                peer_walls.peer_runs >= {{ var('straggler_min_task_runs') }}
-                and peer_walls.peer_median_wall_seconds > 0
-                then runs.wall_seconds / peer_walls.peer_median_wall_seconds
+                wall_scores.peer_runs >= {{ var('straggler_min_task_runs') }}
+                and wall_scores.peer_median_wall_seconds > 0
+                then runs.wall_seconds / wall_scores.peer_median_wall_seconds
         end as wall_to_peer_median,
+        case
+            when wall_scores.peer_runs >= {{ var('straggler_min_task_runs') }}
+                then (runs.wall_seconds - wall_scores.peer_median_wall_seconds) / wall_scores.peer_spread_seconds
+        end as wall_robust_z,
+        run_paces.pace_to_task_median,
         worst_intervals.interval_index as worst_interval_index,
         worst_intervals.label as worst_interval_label,
         worst_intervals.seconds as worst_interval_seconds,
         worst_intervals.median_seconds as worst_interval_task_median_seconds,
         worst_intervals.robust_z as worst_interval_robust_z,
+        -- slow overall: past straggler_wall_multiple x its peers' median, and far outside their
+        -- spread (its wall's robust z-score past straggler_robust_z)
         coalesce(
-            peer_walls.peer_runs >= {{ var('straggler_min_task_runs') }}
-            and runs.wall_seconds > {{ var('straggler_wall_multiple') }} * peer_walls.peer_median_wall_seconds,
+            wall_scores.peer_runs >= {{ var('straggler_min_task_runs') }}
+            and runs.wall_seconds > {{ var('straggler_wall_multiple') }} * wall_scores.peer_median_wall_seconds
+            and runs.wall_seconds - wall_scores.peer_median_wall_seconds
+            > {{ var('straggler_robust_z') }} * wall_scores.peer_spread_seconds,
             false
         ) as is_slow_overall,
         coalesce(worst_intervals.has_outlier_interval, false) as has_outlier_interval
@@ -211,11 +285,8 @@ final as (
     inner join task_walls
         on runs.collection = task_walls.collection
         and runs.task is not distinct from task_walls.task
-    inner join peered on runs.run_id = peered.run_id
-    inner join peer_walls
-        on peered.collection = peer_walls.collection
-        and peered.task is not distinct from peer_walls.task
-        and peered.positions = peer_walls.positions
+    inner join wall_scores on runs.run_id = wall_scores.run_id
+    left join run_paces on runs.run_id = run_paces.run_id
     left join worst_intervals on runs.run_id = worst_intervals.run_id
 )
 

@@ -105,7 +105,11 @@ chosen as (
             else 'none'
         end as peer_set,
         coalesce(longest_of_task.longest_run_seconds, longest_of_collection.longest_run_seconds)
-            as longest_peer_run_seconds
+            as longest_peer_run_seconds,
+        case
+            when longest_of_task.longest_run_seconds is not null then 'task'
+            when longest_of_collection.longest_run_seconds is not null then 'collection'
+        end as longest_peer_run_of
     from live_runs
     inner join last_markers on live_runs.run_id = last_markers.run_id
     left join peer_statistics as task_peers
@@ -138,6 +142,7 @@ measured as (
         {{ runlens.seconds_between('live_runs.last_event_at', 'live_runs.as_of_at') }} as silent_seconds,
         chosen.peer_set,
         chosen.longest_peer_run_seconds,
+        chosen.longest_peer_run_of,
         coalesce(peers.peer_runs, 0) as peer_runs,
         peers.median_seconds_to_marker as peer_median_seconds_to_marker,
         peers.remaining_p25_seconds,
@@ -171,18 +176,31 @@ paced as (
     from measured
 ),
 
+capped as (
+    -- the longest whole run of its peers, at most the horizon; the horizon alone without any
+    -- completed run in its collection (def_abandoned)
+    select
+        *,
+        case
+            when longest_peer_run_seconds is null then cast({{ var('abandon_horizon_seconds') }} as {{ double }})
+            when longest_peer_run_seconds < {{ var('abandon_horizon_seconds') }} then longest_peer_run_seconds
+            else cast({{ var('abandon_horizon_seconds') }} as {{ double }})
+        end as capped_peer_run_seconds
+    from paced
+),
+
 thresholds as (
     select
         *,
-        greatest(
-            stall_threshold_seconds,
-            case
-                when longest_peer_run_seconds is null then cast({{ var('abandon_horizon_seconds') }} as {{ double }})
-                when longest_peer_run_seconds < {{ var('abandon_horizon_seconds') }} then longest_peer_run_seconds
-                else cast({{ var('abandon_horizon_seconds') }} as {{ double }})
-            end
-        ) as abandon_threshold_seconds
-    from paced
+        greatest(stall_threshold_seconds, capped_peer_run_seconds) as abandon_threshold_seconds,
+        -- what the threshold is: the figure the silence was judged against
+        case
+            when stall_threshold_seconds > capped_peer_run_seconds then 'stall_threshold'
+            when longest_peer_run_seconds is null then 'no_completed_run'
+            when longest_peer_run_seconds >= {{ var('abandon_horizon_seconds') }} then 'horizon'
+            else longest_peer_run_of
+        end as abandon_threshold_basis
+    from capped
 ),
 
 states as (
@@ -234,6 +252,7 @@ final as (
         silent_seconds,
         stall_threshold_seconds,
         abandon_threshold_seconds,
+        abandon_threshold_basis,
         peer_set,
         peer_runs,
         peer_median_seconds_to_marker,

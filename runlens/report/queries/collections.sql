@@ -10,6 +10,8 @@ select
     runtime.measurement_source,
     runtime.mean_wall_seconds,
     runtime.median_wall_seconds,
+    runtime.min_wall_seconds,
+    runtime.max_wall_seconds,
     comparison.speedup,
     comparison.matched_speedup,
     comparison.has_different_task_mix,
