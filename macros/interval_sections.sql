@@ -1,10 +1,12 @@
 {#- A rollup of fct_run_interval_sections by group_columns (def_interval_section_rollups): per group,
-    part of the wall time (wall_time_part) and section, the section's seconds over the analyzed runs
-    with interval sections, its share of the part's seconds, and its mean per such run. Sums are
-    rounded to whole microseconds, so that two builds of the same logs give the same bytes. -#}
-{% macro interval_section_rollup(group_columns) -%}
+    part (the columns `by`: the part of the wall time, the interval kind, the position) and section,
+    the section's seconds over the analyzed runs with interval sections, its share of the part's
+    seconds, and its mean per such run. Sums are rounded to whole microseconds, so that two builds
+    of the same logs give the same bytes. -#}
+{% macro interval_section_rollup(group_columns, by=['wall_time_part']) -%}
     {%- set double = var('runlens_types')[target.type].double -%}
     {%- set groups = group_columns | join(', ') -%}
+    {%- set parts = by | join(', ') -%}
     with
 
     runs as (
@@ -29,29 +31,28 @@
     part_totals as (
         select
             {{ groups }},
-            wall_time_part,
+            {{ parts }},
             count(distinct run_id) as runs_with_part,
             {{ runlens.whole_microseconds('sum(seconds)') }} as part_seconds
         from sections
-        group by {{ groups }}, wall_time_part
+        group by {{ groups }}, {{ parts }}
     ),
 
     section_totals as (
         select
             {{ groups }},
-            wall_time_part,
+            {{ parts }},
             section,
             max(bucket) as bucket,
             {{ runlens.whole_microseconds('sum(seconds)') }} as seconds
         from sections
-        group by {{ groups }}, wall_time_part, section
+        group by {{ groups }}, {{ parts }}, section
     ),
 
     final as (
         select
-            {% for column in group_columns %}section_totals.{{ column }},
+            {% for column in group_columns + by %}section_totals.{{ column }},
             {% endfor -%}
-            section_totals.wall_time_part,
             section_totals.section,
             section_totals.bucket,
             cast(group_runs.runs as {{ dbt.type_bigint() }}) as runs,
@@ -64,8 +65,7 @@
             section_totals.seconds / group_runs.runs as mean_seconds_per_run
         from section_totals
         inner join part_totals
-            on {% for column in group_columns %}section_totals.{{ column }} = part_totals.{{ column }} and {% endfor -%}
-            section_totals.wall_time_part = part_totals.wall_time_part
+            on {% for column in group_columns + by %}section_totals.{{ column }} = part_totals.{{ column }}{{ ' and ' if not loop.last }}{% endfor %}
         inner join group_runs
             on {% for column in group_columns %}section_totals.{{ column }} = group_runs.{{ column }}{{ ' and ' if not loop.last }}{% endfor %}
     )

@@ -197,17 +197,30 @@ def goodput_by_task_png(rows: list[Row], buckets: list[str]) -> bytes:
     shown, in the buckets' order (productive first, from the left)."""
     tasks = list(dict.fromkeys(row.task for row in rows))
     shares = {(row.task, row.bucket): (row.share_of_wall or 0.0) * 100 for row in rows}
+    # a task's productive share is an upper bound where a run of it has no training section
+    # (agg_task_goodput.runs_unmeasured): hatched, and the legend says so
+    bounded = {row.task for row in rows if row.bucket == "productive" and row.runs_unmeasured > 0}
     with matplotlib.rc_context(STYLE):
         figure, axes = pyplot.subplots(figsize=(7.5, 1.6 + 0.32 * len(tasks)), dpi=100)
         positions = list(range(len(tasks)))[::-1]
         left = [0.0] * len(tasks)
         for bucket in buckets:
             widths = [shares.get((task, bucket), 0.0) for task in tasks]
-            axes.barh(positions, widths, left=left, color=GOODPUT_COLOURS[bucket], label=GOODPUT_COLUMNS[bucket])
+            label = GOODPUT_COLUMNS[bucket]
+            hatches = None
+            if bucket == "productive" and bounded:
+                label += " (hatched: at most)"
+                hatches = ["///" if task in bounded else "" for task in tasks]
+            bars = axes.barh(positions, widths, left=left, color=GOODPUT_COLOURS[bucket], label=label)
+            for bar, hatch in zip(bars, hatches or [], strict=False):
+                bar.set_hatch(hatch)
             left = [start + width for start, width in zip(left, widths, strict=True)]
         axes.set_yticks(positions, [short_label(task) for task in tasks])
         axes.set_xlim(0, 100)
-        axes.set_xlabel("share of the task's wall time (%)")
+        hatched = "\nhatched: no training section measured, so productive holds any evaluation or saving"
+        hatched = hatched if bounded else ""
+        axes.set_xlabel(f"share of the task's wall time (%){hatched}")
         axes.set_title("Goodput by task: where each task's time went")
-        axes.legend(loc="upper center", bbox_to_anchor=(0.5, -0.25), ncol=min(len(buckets), 4), frameon=False)
+        legend_below = -0.35 if bounded else -0.25
+        axes.legend(loc="upper center", bbox_to_anchor=(0.5, legend_below), ncol=min(len(buckets), 4), frameon=False)
         return finished_png(figure, axes)

@@ -481,7 +481,8 @@ LIMIT_WORDS = {
         "Runs of this collection were measured in two ways (event log and profiler); its figures mix the two."
     ),
     "no_epoch_end_split": (
-        "Analyzed runs lack an epoch_end or run_end marker, so their time cannot be split at the final epoch end."
+        "No analyzed run has a final tail to split off: each lacks an epoch_end or a measured run_end (an importer's"
+        " stand-in is none), or trained on past its last epoch_end (a checkpoint of a later step after it)."
     ),
 }
 

@@ -54,7 +54,7 @@ INSIDE_PART_WORDS = {
     "opening_block": "the opening block",
     "later_windows": "the later windows",
     "final_tail": "the final tail",
-    "other": "after the last marker",
+    "other": "the other intervals (no epoch end before them, no final tail)",
 }
 # an interval's time no profile stretch covers (fct_run_interval_sections)
 INTERVAL_SECTION_WORDS = {**SECTION_WORDS, "unprofiled": "not profiled"}

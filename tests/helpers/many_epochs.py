@@ -1,7 +1,8 @@
 """A generated fixture of many-epoch runs, shaped like a fairseq training (issue 14).
 
 Every epoch trains, saves a checkpoint when its training is done, logs epoch_end a little later,
-then validates and saves again, logging a checkpoint when that save is done. Per run, with the
+then validates and saves again, logging a checkpoint of the same step when that save is done (no
+training step between them, so after the last epoch this is the final tail's saving). Per run, with the
 seconds below:
 
     run_start -first_training-> checkpoint -to_epoch_end-> epoch_end -validation-> checkpoint
@@ -62,8 +63,7 @@ def events(run: Run, started: datetime) -> list[dict]:
         if epoch == EPOCHS and run.ends_at_epoch_end:
             break
         clock += timedelta(seconds=run.validation)
-        step += 1
-        add("checkpoint", step=step)
+        add("checkpoint", step=step)  # the save after validation: the epoch's own step, no training
     clock += timedelta(seconds=run.tail)
     add("run_end", status="completed")
     return lines

@@ -54,11 +54,11 @@ def rows(sample_db, number: int) -> list[tuple]:
 
 
 def test_the_guide_has_its_questions():
-    assert len(QUESTIONS) == 23
+    assert len(QUESTIONS) == 24
     assert all(question.sql.strip().startswith("select") for question in QUESTIONS)
 
 
-@pytest.mark.parametrize("number", range(1, 24))
+@pytest.mark.parametrize("number", range(1, 25))
 def test_each_query_returns_the_answer_the_guide_shows(sample_db, number):
     question = QUESTIONS[number - 1]
     shown = question.answer.split("\n\n", 1)[1]  # after "Answer over the bundled sample:"
@@ -418,3 +418,44 @@ def test_a_mart_of_runs_or_finer_names_each_run_s_collection_and_task(sample_db,
     assert rows_
     for run_id, collection, task in rows_:
         assert (collection, task) == starts.get(run_id, (None, None)), (mart, run_id)
+
+
+def test_24_what_each_interval_spent_its_time_on(sample_db):
+    """From the raw v2 profiles alone: each profile is cumulative and written at a marker, so the
+    difference between two consecutive ones is what each section took in the interval between
+    those markers; the first interval (run_start to the first checkpoint, from 0) is the opening
+    block, the rest up to the epoch end the later windows; what no section took is unattributed."""
+    totals: dict[tuple[str, str], float] = {}
+    runs = set()
+    for line in LINES.values():
+        if line.collection != V2:
+            continue
+        runs.add(line.run_id)
+        starts = [at for event, _, at, _ in line.markers if event == "run_start"]
+        ends = {at for event, _, at, _ in line.markers if event in ("checkpoint", "epoch_end")}
+        profiles = sorted(
+            (e for e in EVENTS if e["run_id"] == line.run_id and e["event"] == "profile" and e["_at"] in ends),
+            key=lambda e: e["_at"],
+        )
+        previous_at, previous = starts[0], {}
+        for index, profile in enumerate(profiles):
+            part = "opening_block" if index == 0 else "later_windows"
+            length = (profile["_at"] - previous_at).total_seconds()
+            taken = 0.0
+            for section, seconds in profile["sections"].items():
+                delta = seconds - previous.get(section, 0.0)
+                totals[(part, section)] = totals.get((part, section), 0.0) + delta
+                taken += delta
+            totals[(part, "unattributed")] = totals.get((part, "unattributed"), 0.0) + length - taken
+            totals[(part, "length")] = totals.get((part, "length"), 0.0) + length
+            previous_at, previous = profile["_at"], profile["sections"]
+    expected = sorted(
+        (
+            (part, section, round(seconds / len(runs) / 60, 1), round(seconds / totals[(part, "length")], 3))
+            for (part, section), seconds in totals.items()
+            if section != "length" and seconds > 0.0005
+        ),
+        key=lambda row: (row[0], -totals[(row[0], row[1])]),
+    )
+    assert len(runs) == 24
+    assert rows(sample_db, 24) == expected

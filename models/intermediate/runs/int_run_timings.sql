@@ -38,19 +38,16 @@ final_epoch_ends as (
 ),
 
 training_after_final_epoch_ends as (
-    -- a checkpoint after the last epoch_end that saved a later step (or either names no step):
-    -- training went on past that epoch_end, so the time after it is no final tail
+    -- a checkpoint after the last epoch_end that saved a later step than that epoch_end's:
+    -- training went on past it, so the time after it is no final tail (without both steps,
+    -- nothing says so: a save after the last epoch_end is the tail's)
     select distinct markers.run_id
     from markers
     inner join final_epoch_ends on markers.run_id = final_epoch_ends.run_id
     where
         markers.event_type = 'checkpoint'
         and markers.event_at > final_epoch_ends.final_epoch_end_at
-        and (
-            markers.step is null
-            or final_epoch_ends.final_epoch_end_step is null
-            or markers.step > final_epoch_ends.final_epoch_end_step
-        )
+        and markers.step > final_epoch_ends.final_epoch_end_step
 ),
 
 marker_summary as (

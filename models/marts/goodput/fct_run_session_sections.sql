@@ -1,4 +1,4 @@
--- depends_on: {{ ref('int_run_versions') }}
+-- depends_on: {{ ref('int_run_versions') }}, {{ ref('fct_runs') }}
 -- The profiler sections on each run's timeline (def_sections_on_timeline): what each section took
 -- between two consecutive profiles (int_run_profile_stretches), laid on the parts of the sessions
 -- it overlaps (start-up, kept training, the final tail, redone or lost training), so that

@@ -23,6 +23,11 @@ runs as (
     where {{ runlens.is_run_to_compute('run_id') }}
 ),
 
+interval_kinds as (
+    select * from {{ ref('fct_run_interval_kinds') }}
+    where {{ runlens.is_run_to_compute('run_id') }}
+),
+
 profiled_runs as (
     select run_id
     from stretch_sections
@@ -170,6 +175,7 @@ final as (
             when runs.tail_seconds is not null then 'final_tail'
             else 'other'
         end as wall_time_part,
+        interval_kinds.interval_kind,
         every_row.section,
         section_bucket_of.bucket,
         {{ runlens.whole_microseconds('every_row.seconds') }} as seconds,
@@ -180,6 +186,8 @@ final as (
     inner join intervals
         on every_row.run_id = intervals.run_id and every_row.interval_index = intervals.interval_index
     inner join runs on every_row.run_id = runs.run_id
+    inner join interval_kinds
+        on every_row.run_id = interval_kinds.run_id and every_row.interval_index = interval_kinds.interval_index
     left join section_bucket_of on every_row.section = section_bucket_of.section
     where every_row.seconds > 0
 )
