@@ -423,7 +423,11 @@ def coinciding_markers(profile: CollectionProfile) -> Finding | None:
     whole_epochs = "checkpoint -> epoch_end" in kinds and any(
         kind.interval_kind == "epoch_end -> checkpoint" for kind in profile.interval_kinds
     )
-    return Finding("markers_coincide", {"kinds": kinds, "whole_epochs": whole_epochs})
+    # the markers cannot split such an epoch; profiles written at more than one moment can
+    split_by_profiles = bool(profile.interval_sections)
+    return Finding(
+        "markers_coincide", {"kinds": kinds, "whole_epochs": whole_epochs, "split_by_profiles": split_by_profiles}
+    )
 
 
 def gpu_hours(profile: CollectionProfile) -> Finding | None:

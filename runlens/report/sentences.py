@@ -642,8 +642,16 @@ SAVING_UNMEASURED = (
 WHOLE_EPOCHS = (
     "Each epoch end here is logged at the same moment as the checkpoint before it, so `epoch_end -> checkpoint`"
     " runs from one epoch end to the next save: without saves inside an epoch, that is the whole next epoch (its"
-    " training, validation and saving together). These logs cannot split an epoch into training and validation or"
-    " saving; a marker where validation starts would."
+    " training, validation and saving together)."
+)
+# what can split such an epoch: nothing in these logs, or the profiles written at more than one moment
+UNSPLIT_EPOCHS = (
+    " These logs cannot split an epoch into training and validation or saving; a marker where validation starts"
+    " would, or a profile written at every epoch end."
+)
+PROFILE_SPLIT_EPOCHS = (
+    " The markers cannot split an epoch into training and validation or saving; the profiles do (inside the"
+    " intervals, under Time by profiler section)."
 )
 
 
@@ -657,7 +665,10 @@ def coinciding_markers(findings: Findings) -> list[str]:
         f"Kinds whose every interval lasts 0 s, their two markers being logged at the same moment: {kinds}. The time"
         " around such markers sits in the neighbouring kinds."
     )
-    return [WHOLE_EPOCHS, zero] if finding.figures["whole_epochs"] else [zero]
+    if not finding.figures["whole_epochs"]:
+        return [zero]
+    split = PROFILE_SPLIT_EPOCHS if finding.figures["split_by_profiles"] else UNSPLIT_EPOCHS
+    return [WHOLE_EPOCHS + split, zero]
 
 
 def gpu_hours(profile: CollectionProfile, findings: Findings) -> str:

@@ -194,3 +194,41 @@ def test_the_goodput_answer_section_and_index_match_the_golden_pages(goodput_bui
         raw_dir = connection.execute("select raw_dir from dim_build").fetchone()[0]
     assert_matches_golden(tmp_path, GOLDEN_ROOT / "goodput", MISMATCHES / "goodput", {raw_dir: "<raw folder>"})
     assert (tmp_path / "goodput-a" / "goodput_by_task.png").is_file()
+
+
+def test_a_run_end_an_importer_inferred_leaves_the_final_tail_unmeasured(tmp_path):
+    """Two runs, each with an epoch_end at 100 s and a run_end at the same moment. `inferred`'s
+    run_end was taken from its last event (TensorBoard's wording): when it really ended is not
+    known, so its tail is not measured, neither 0 nor counted. `rounded`'s run_end is a logged end,
+    approximate only by its whole-second clock (a text log's wording): its tail is measured, 0 s."""
+    raw = tmp_path / "raw"
+    raw.mkdir()
+    reasons = {
+        "inferred": "run_end taken from the last TensorBoard event: work after the last logged scalar is not seen",
+        "rounded": "run_end from a log line with whole-second times",
+    }
+    for run_id, reason in reasons.items():
+        lines = goodput_fixture.run_lines(
+            run_id,
+            goodput_fixture.BASE,
+            [
+                (0, "run_start", {"collection": "ends", "task": "t"}),
+                (50, "checkpoint", {"step": 10}),
+                (100, "epoch_end", {"epoch": 0, "step": 10}),
+                (100, "run_end", {"status": "completed", "is_approximate": True, "approximation": reason}),
+            ],
+        )
+        (raw / f"{run_id}.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    (raw / "runlens_as_of.txt").write_text("2025-03-10T12:00:00Z\n", encoding="utf-8")
+    build(PROJECT, raw, tmp_path / DATABASE)
+    with duckdb.connect(str(tmp_path / DATABASE), read_only=True) as connection:
+        rows = connection.execute(
+            "select runs.run_id, runs.tail_seconds, goodput.is_final_tail_measured, goodput.productive_seconds"
+            " from fct_runs as runs inner join fct_run_goodput as goodput on runs.run_id = goodput.run_id"
+            " order by runs.run_id"
+        ).fetchall()
+        unmeasured = connection.execute(
+            "select runs_unmeasured from agg_collection_goodput where bucket = 'final_tail'"
+        ).fetchall()
+    assert rows == [("inferred", None, False, 100.0), ("rounded", 0.0, True, 100.0)]
+    assert unmeasured == [(1,)]

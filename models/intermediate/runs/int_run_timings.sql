@@ -59,7 +59,11 @@ marker_summary as (
         max(run_end_status) filter (where event_type = 'run_end') as final_run_end_status,
         count(*) filter (where event_type = 'run_start') - 1 as restarts,
         count(*) filter (where is_approximate) as approximate_markers,
-        count(*) filter (where event_type = 'run_end' and is_approximate) > 0 as is_run_end_approximate
+        -- a run_end an importer inferred from the run's last event says so (input_contract.md:
+        -- its approximation starts `run_end taken from the last`): where the run really ended is not known
+        count(*) filter (
+            where event_type = 'run_end' and is_approximate and approximation like 'run_end taken from the last%'
+        ) > 0 as is_run_end_inferred
     from markers
     group by run_id
 ),
@@ -124,12 +128,13 @@ final as (
             when marker_summary.ended_at is not null and training_after_final_epoch_ends.run_id is null
                 then {{ runlens.seconds_between('marker_summary.started_at', 'marker_summary.final_epoch_end_at') }}
         end as pre_tail_seconds,
+        -- an inferred run_end leaves the tail unmeasured
         case
-            when training_after_final_epoch_ends.run_id is null and not marker_summary.is_run_end_approximate
+            when training_after_final_epoch_ends.run_id is null and not marker_summary.is_run_end_inferred
                 then {{ runlens.seconds_between('marker_summary.final_epoch_end_at', 'marker_summary.ended_at') }}
         end as tail_seconds,
         training_after_final_epoch_ends.run_id is not null as has_training_after_final_epoch_end,
-        marker_summary.is_run_end_approximate,
+        marker_summary.is_run_end_inferred,
         coalesce(interval_summary.interval_count, 0) as interval_count,
         coalesce(interval_summary.downtime_seconds, 0) as downtime_seconds,
         longest.longest_interval_label,
