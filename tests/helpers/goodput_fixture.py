@@ -218,13 +218,18 @@ def files() -> dict[str, list[str]]:
     }
 
 
-def write(folder: Path = FOLDER) -> None:
+def write_folder(folder: Path, logs: dict[str, list[str]], collection: str, title: str) -> None:
+    """The log files, a collections file naming the one collection, and the as-of time."""
     folder.mkdir(parents=True, exist_ok=True)
-    for name, lines in files().items():
+    for name, lines in logs.items():
         (folder / name).write_text("\n".join(lines) + "\n", encoding="utf-8")
-    collections = ["collection,title,baseline_collection,design_url,results_url", f"{COLLECTION},Goodput,,,"]
+    collections = ["collection,title,baseline_collection,design_url,results_url", f"{collection},{title},,,"]
     (folder / "runlens_collections.csv").write_text("\n".join(collections) + "\n", encoding="utf-8")
     (folder / "runlens_as_of.txt").write_text("2025-03-10T12:00:00Z\n", encoding="utf-8")
+
+
+def write(folder: Path = FOLDER) -> None:
+    write_folder(folder, files(), COLLECTION, "Goodput")
 
 
 if __name__ == "__main__":

@@ -49,27 +49,15 @@ a stretch is the time from one profile to the next, or from the session's run_st
 
 from __future__ import annotations
 
-import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+
+from goodput_fixture import run_lines, write_folder
 
 FOLDER = Path(__file__).parents[1] / "generated" / "timeline"
 BASE = datetime(2025, 3, 2, tzinfo=UTC)
 AS_OF = datetime(2025, 3, 10, 12, tzinfo=UTC)  # the sample's as-of time, which every test build uses
 COLLECTION = "timeline-a"
-
-
-def ts(at: datetime) -> str:
-    return at.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-
-
-def run_lines(run_id: str, start: datetime, events: list[tuple]) -> list[str]:
-    """One line per (seconds after start, event, fields)."""
-    lines = []
-    for seconds, event, fields in events:
-        record = {"run_id": run_id, "event": event, "ts": ts(start + timedelta(seconds=seconds)), **fields}
-        lines.append(json.dumps(record, separators=(",", ":")))
-    return lines
 
 
 def starts(task: str) -> dict:
@@ -180,12 +168,7 @@ def files() -> dict[str, list[str]]:
 
 
 def write(folder: Path = FOLDER) -> None:
-    folder.mkdir(parents=True, exist_ok=True)
-    for name, lines in files().items():
-        (folder / name).write_text("\n".join(lines) + "\n", encoding="utf-8")
-    collections = ["collection,title,baseline_collection,design_url,results_url", f"{COLLECTION},Timeline,,,"]
-    (folder / "runlens_collections.csv").write_text("\n".join(collections) + "\n", encoding="utf-8")
-    (folder / "runlens_as_of.txt").write_text("2025-03-10T12:00:00Z\n", encoding="utf-8")
+    write_folder(folder, files(), COLLECTION, "Timeline")
 
 
 if __name__ == "__main__":

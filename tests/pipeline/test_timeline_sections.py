@@ -10,6 +10,7 @@ from __future__ import annotations
 import filecmp
 
 import duckdb
+import goodput_fixture
 import pytest
 import timeline_fixture
 from conftest import PROJECT
@@ -17,21 +18,7 @@ from pipeline import DATABASE, build
 from prebuilt import Prebuilds, prebuilt
 
 RAW = timeline_fixture.FOLDER
-BUCKETS = (
-    "productive",
-    "start_up",
-    "checkpoint_restore",
-    "checkpoint_save",
-    "evaluation",
-    "data_loading",
-    "rank_waiting",
-    "down",
-    "redone",
-    "lost",
-    "silent",
-    "final_tail",
-    "unattributed",
-)
+BUCKETS = goodput_fixture.BUCKETS
 # run -> (wall, {bucket: seconds}), from the fixture's docstring; a bucket not named is 0
 PLANTED = {
     # the save and the eval timed in the final tail stay in the tail, not carved from training again

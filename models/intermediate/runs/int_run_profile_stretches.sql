@@ -52,6 +52,15 @@ placed as (
         and (sessions.next_started_at is null or run_profiles.event_at < sessions.next_started_at)
 ),
 
+profile_counts as (
+    -- a run with at least two profiles has its sections on its timeline (def_sections_on_timeline)
+    select
+        run_id,
+        count(*) >= 2 as is_on_timeline
+    from placed
+    group by run_id
+),
+
 paired as (
     select
         placed.*,
@@ -110,6 +119,7 @@ final as (
         {{ runlens.seconds_between('stretches.stretch_started_at', 'stretches.stretch_ended_at') }}
             as stretch_seconds,
         stretches.is_carried_over,
+        profile_counts.is_on_timeline,
         current_totals.section,
         -- a total never falls within a process: a smaller one than before counts as 0
         greatest(
@@ -119,6 +129,7 @@ final as (
         ) as seconds,
         {{ runlens.build_started_at() }} as computed_at
     from stretches
+    inner join profile_counts on stretches.run_id = profile_counts.run_id
     inner join section_totals as current_totals
         on stretches.run_id = current_totals.run_id and stretches.profile_index = current_totals.profile_index
     left join section_totals as previous_totals

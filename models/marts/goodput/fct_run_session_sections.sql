@@ -17,13 +17,6 @@ stretch_sections as (
     where {{ runlens.is_run_to_compute_or_live('run_id') }}
 ),
 
-profiled_runs as (
-    select run_id
-    from stretch_sections
-    group by run_id
-    having count(distinct profile_index) >= 2
-),
-
 parts as (
     -- the parts of each session a section can be timed in (no process runs while down, and a
     -- stalled run's silence is nobody's)
@@ -68,8 +61,7 @@ stretches as (
         stretch_sections.stretch_started_at,
         stretch_sections.stretch_ended_at
     from stretch_sections
-    inner join profiled_runs on stretch_sections.run_id = profiled_runs.run_id
-    where stretch_sections.stretch_seconds > 0
+    where stretch_sections.is_on_timeline and stretch_sections.stretch_seconds > 0
 ),
 
 stretch_parts as (

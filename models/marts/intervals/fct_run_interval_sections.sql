@@ -28,13 +28,6 @@ interval_kinds as (
     where {{ runlens.is_run_to_compute('run_id') }}
 ),
 
-profiled_runs as (
-    select run_id
-    from stretch_sections
-    group by run_id
-    having count(distinct profile_index) >= 2
-),
-
 stretches as (
     select distinct
         stretch_sections.run_id,
@@ -43,8 +36,11 @@ stretches as (
         stretch_sections.stretch_ended_at,
         stretch_sections.stretch_seconds
     from stretch_sections
-    inner join profiled_runs on stretch_sections.run_id = profiled_runs.run_id
-    where stretch_sections.stretch_seconds > 0
+    where stretch_sections.is_on_timeline and stretch_sections.stretch_seconds > 0
+),
+
+timeline_runs as (
+    select distinct run_id from stretches
 ),
 
 stretch_overlaps as (
@@ -126,7 +122,7 @@ interval_rows as (
         coalesce(profiled.profiled_seconds, 0) as profiled_seconds,
         coalesce(section_sums.section_seconds, 0) as section_seconds
     from intervals
-    inner join profiled_runs on intervals.run_id = profiled_runs.run_id
+    inner join timeline_runs on intervals.run_id = timeline_runs.run_id
     left join profiled
         on intervals.run_id = profiled.run_id and intervals.interval_index = profiled.interval_index
     left join section_sums
