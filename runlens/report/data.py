@@ -62,14 +62,8 @@ PROFILE_READS = {
     "task_gpu_hours": MartRead("agg_task_gpu_hours", order_by="task"),
     "rank_waiting": MartRead("agg_collection_rank_waiting"),
     "goodput": MartRead("agg_collection_goodput", order_by="bucket_order"),
-    # what each part of the runs was spent on (runs with several profiles), the parts in run order
-    "interval_sections": MartRead(
-        "agg_collection_interval_sections",
-        order_by=(
-            "case wall_time_part when 'opening_block' then 1 when 'later_windows' then 2"
-            " when 'final_tail' then 3 else 4 end, seconds desc, section"
-        ),
-    ),
+    # what each part of the runs was spent on (runs with several profiles), largest sections first
+    "interval_sections": MartRead("agg_collection_interval_sections", order_by="wall_time_part, seconds desc, section"),
     "interval_section_comparison": MartRead(
         "cmp_collection_interval_sections", order_by="wall_time_part, abs(change_seconds) desc, section"
     ),

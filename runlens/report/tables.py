@@ -301,7 +301,8 @@ def interval_sections_table(profile: CollectionProfile) -> Table | None:
     rows = profile.interval_sections
     if not rows:
         return None
-    parts = list(dict.fromkeys(row.wall_time_part for row in rows))
+    present = {row.wall_time_part for row in rows}
+    parts = [part for part in INSIDE_PART_WORDS if part in present]  # in run order
     totals: dict[str, float] = {}
     for row in rows:
         totals[row.section] = totals.get(row.section, 0.0) + row.seconds

@@ -651,7 +651,15 @@ def test_coinciding_markers_and_whole_epochs():
         ),
     ]
     found = rules.coinciding_markers(profile(interval_kinds=kinds))
-    assert found.figures == {"kinds": ["checkpoint -> epoch_end"], "whole_epochs": True}
+    assert found.figures == {"kinds": ["checkpoint -> epoch_end"], "whole_epochs": True, "split_by_profiles": False}
+    # with interval sections (profiles at more than one moment), the profiles split such an epoch
+    split = rules.coinciding_markers(
+        profile(
+            interval_kinds=kinds,
+            interval_sections=[mart_row("agg_collection_interval_sections", wall_time_part="later_windows")],
+        )
+    )
+    assert split.figures["split_by_profiles"] is True
     assert rules.coinciding_markers(profile(interval_kinds=kinds[2:])) is None
     alone = rules.coinciding_markers(profile(interval_kinds=kinds[1:2]))
     assert alone.figures["whole_epochs"] is False

@@ -37,7 +37,9 @@ def records(folder: Path) -> list[dict]:
     path = folder / "record.jsonl"
     if not path.exists():
         return []
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    # the training writes this file while it is read (and a SIGKILL may cut its last line): only
+    # the lines it finished, those that end in a newline, count
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").split("\n")[:-1] if line]
 
 
 def session(kind: str, folder: Path) -> subprocess.Popen:

@@ -125,7 +125,10 @@ final as (
             as event_log_wall_seconds,
         -- a final tail only after training ended, and only where the run's end was measured
         case
-            when marker_summary.ended_at is not null and training_after_final_epoch_ends.run_id is null
+            when
+                marker_summary.ended_at is not null
+                and training_after_final_epoch_ends.run_id is null
+                and not marker_summary.is_run_end_inferred
                 then {{ runlens.seconds_between('marker_summary.started_at', 'marker_summary.final_epoch_end_at') }}
         end as pre_tail_seconds,
         -- an inferred run_end leaves the tail unmeasured
