@@ -159,3 +159,44 @@ def test_a_resume_carries_the_writer_s_totals_over_and_a_fresh_process_counts_fr
             " where run_id = 'crashy' and session_index = 2 order by section"
         ).fetchall()
     assert rows == [(False, "restore", 15.0), (False, "train_step", 60.0)]
+
+
+def test_a_collection_against_its_baseline_part_by_part(tmp_path):
+    """timeline-b (one run, `steady` with an eval of 60 s in its final tail [210, 290] instead of 40)
+    against timeline-a (its analyzed runs with interval sections: steady and crashy). The baseline's
+    final tails: steady save 5, eval 40, in no section 15; crashy eval 10, in no section 10: per run
+    save 2.5, eval 25, in no section 12.5, the part 40. Here: save 5, eval 60, in no section 15, the
+    part 80: 40 s longer per run, of which eval 35, save 2.5 and in no section 2.5."""
+    raw = tmp_path / "raw"
+    timeline_fixture.write(raw)
+    lines = [
+        line.replace('"steady"', '"steady-b"').replace(timeline_fixture.COLLECTION, "timeline-b")
+        for line in timeline_fixture.steady()
+    ]
+    lines[-2] = (
+        lines[-2]
+        .replace('"eval":40', '"eval":60')
+        .replace("00:04:30", "00:04:50")
+        .replace('"wall_seconds":270', '"wall_seconds":290')
+    )
+    lines[-1] = lines[-1].replace("00:04:30", "00:04:50")
+    assert '"eval":60' in lines[-2] and "00:04:50" in lines[-1]
+    (raw / "steady-b.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    (raw / "runlens_collections.csv").write_text(
+        "collection,title,baseline_collection,design_url,results_url\n"
+        "timeline-a,Timeline,,,\ntimeline-b,Timeline b,timeline-a,,\n",
+        encoding="utf-8",
+    )
+    build(PROJECT, raw, tmp_path / DATABASE)
+    with duckdb.connect(str(tmp_path / DATABASE), read_only=True) as connection:
+        rows = connection.execute(
+            "select section, runs, baseline_runs, mean_seconds_per_run, baseline_mean_seconds_per_run,"
+            " change_seconds, part_mean_seconds, baseline_part_mean_seconds, part_change_seconds"
+            " from cmp_collection_interval_sections"
+            " where collection = 'timeline-b' and wall_time_part = 'final_tail' order by section"
+        ).fetchall()
+    assert rows == [
+        ("checkpoint_save", 1, 2, 5.0, 2.5, 2.5, 80.0, 40.0, 40.0),
+        ("eval", 1, 2, 60.0, 25.0, 35.0, 80.0, 40.0, 40.0),
+        ("unattributed", 1, 2, 15.0, 12.5, 2.5, 80.0, 40.0, 40.0),
+    ]

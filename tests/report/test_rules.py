@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from types import SimpleNamespace
 
 import pytest
 from goodput_fixture import BUCKETS
@@ -842,3 +843,48 @@ def test_the_goodput_sentence_gives_gpu_hours_in_one_precision_and_run_time_each
 )
 def test_a_change_of_share_prints_in_points_with_its_sign(change, text):
     assert units.points(change) == text
+
+
+def test_inside_the_intervals_names_the_later_windows_and_what_moved_against_the_baseline():
+    """The later windows first (where the work is): their two largest sections by share, no
+    section's rest named; against the baseline, the part's change per run (here 108 s longer) and
+    the section that holds most of it in that direction (evaluation, 96 s; train moved 20 s the
+    other way, the time in no section 32 s, which is no section's)."""
+    part = {"wall_time_part": "later_windows", "runs": 4, "part_seconds": 4000.0}
+    sections = [
+        mart_row("agg_collection_interval_sections", **part, section="train", seconds=2840.0, share_of_part=0.71),
+        mart_row("agg_collection_interval_sections", **part, section="eval", seconds=960.0, share_of_part=0.24),
+        mart_row("agg_collection_interval_sections", **part, section="unattributed", seconds=200.0, share_of_part=0.05),
+        mart_row(
+            "agg_collection_interval_sections",
+            wall_time_part="opening_block",
+            runs=4,
+            part_seconds=400.0,
+            section="train",
+            seconds=400.0,
+            share_of_part=1.0,
+        ),
+    ]
+    changes = [
+        mart_row(
+            "cmp_collection_interval_sections",
+            wall_time_part="later_windows",
+            section=name,
+            change_seconds=change,
+            part_change_seconds=108.0,
+        )
+        for name, change in (("eval", 96.0), ("unattributed", 32.0), ("train", -20.0))
+    ]
+    found = rules.inside_intervals(profile(interval_sections=sections, interval_section_comparison=changes))
+    assert found.figures["part"] == "later_windows"
+    assert (found.figures["first"].section, found.figures["second"].section) == ("train", "eval")
+    assert found.figures["change"] == 108.0 and found.figures["held_by"].section == "eval"
+    words = sentences.inside_intervals(SimpleNamespace(inside_intervals=found))
+    assert words == (
+        "**Inside the intervals**, the later windows are 71.0% train and 24.0% eval (over 4 analyzed runs with a"
+        " profile at more than one moment); against the baseline they are 108 s longer per run, of which eval"
+        " 96.0 s."
+    )
+    # without a baseline's interval sections, no comparison; without later windows, the opening block
+    alone = rules.inside_intervals(profile(interval_sections=sections[3:]))
+    assert alone.figures["part"] == "opening_block" and "change" not in alone.figures
