@@ -73,8 +73,9 @@ $(VENV)/.installed-frameworks: requirements-frameworks.txt constraints.txt | $(V
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements-frameworks.txt -c constraints.txt
 	touch $@
 
-$(VENV)/.installed-dev: requirements.txt requirements-importers.txt requirements-engines.txt requirements-frameworks.txt requirements-bench.txt requirements-dev.txt constraints.txt pyproject.toml | $(VENV)/bin/python
+$(VENV)/.installed-dev: requirements.txt requirements-importers.txt requirements-engines.txt requirements-frameworks.txt requirements-bench.txt requirements-dev.txt requirements-hta.txt constraints.txt pyproject.toml | $(VENV)/bin/python
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt -c constraints.txt
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps -r requirements-hta.txt
 	$(INSTALL_RUNLENS)
 	touch $@ $(VENV)/.installed-runtime $(VENV)/.installed-importers $(VENV)/.installed-engines $(VENV)/.installed-frameworks
 
