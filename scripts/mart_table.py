@@ -31,6 +31,7 @@ FOLDERS = {
     "epochs": "Epochs and time by kind of interval (`models/marts/epochs/`)",
     "comparison": "Comparisons with a baseline, throughput and stragglers (`models/marts/comparison/`)",
     "live": "Live sweeps, span and GPU-hours (`models/marts/live/`)",
+    "utilization": "GPU utilization from samples, by interval, and idle GPU-hours (`models/marts/utilization/`)",
     "ranks": "Runs with several ranks: arrival spread, waiting, straggling ranks (`models/marts/ranks/`)",
     "goodput": "Goodput: what trained the model and what took the rest (`models/marts/goodput/`)",
     "events": "Events: every accepted event and the events of other types (`models/marts/events/`)",

@@ -24,7 +24,8 @@ on the files it writes like on any other log; writer/README.md shows every line 
 
 Events. One JSON object per line, written in full or not at all: ``run_start`` (collection, task,
 config), ``train_start`` (step), ``checkpoint`` (step), ``epoch_end`` (epoch, step), ``run_end``
-(status) and ``profile`` (wall_seconds, sections). Every line starts with ``run_id``, ``event`` and
+(status), ``profile`` (wall_seconds, sections) and ``sample`` (a utilization sample: ``sample()``,
+or ``start_sampler()`` with nvidia-ml-py installed). Every line starts with ``run_id``, ``event`` and
 ``ts``: an RFC 3339 UTC time with microseconds from time.time(), strictly increasing within one
 RunLog. ``run_id`` is the file's stem unless given.
 
@@ -357,6 +358,35 @@ class RunLog:
             self._require_active("profile()")
             self._write_profile()
 
+    def sample(
+        self,
+        measurements: Mapping[str, float],
+        *,
+        gpu: int | None = None,
+        host: str | None = None,
+        units: Mapping[str, str] | None = None,
+    ) -> None:
+        """Write a utilization sample: what one device measured now, GPU `gpu` (its index) or, without
+        `gpu`, the host. `measurements`: name -> number, in the default unit of SAMPLE_MEASUREMENTS
+        unless `units` names another (``{"gpu_memory_used": "B"}``). Not a marker: no interval ends at it."""
+        fields: dict[str, Any] = {}
+        if gpu is not None:
+            fields["gpu"] = _non_negative_int(gpu, "gpu")
+        if host is not None:
+            fields["host"] = _text(host, "host")
+        fields["measurements"] = _measurements(measurements, units, gpu is not None)
+        if units:
+            fields["units"] = {name: units[name] for name in sorted(units)}
+        with self._lock:
+            self._require_active("sample()")
+            self._write("sample", fields)
+
+    def start_sampler(self, every: float = 15.0) -> GpuSampler | None:
+        """Sample every GPU NVML sees every `every` seconds, on a thread, while the run is active;
+        returns the sampler (stop() ends it), or None, doing nothing, when nvidia-ml-py is not
+        installed or finds no GPU driver."""
+        return GpuSampler.start(self, every)
+
     # -- sections --------------------------------------------------------------------------
 
     @contextmanager
@@ -510,6 +540,102 @@ class RunLog:
         if self._fd is not None:
             os.close(self._fd)
             self._fd = None
+
+
+# measurement -> (device, default unit, other units): what runlens reads from a sample (its
+# input contract, "Utilization samples"); a value outside 0..100 (%) or below 0 is rejected there
+_MEMORY_UNITS = ("MiB", "B", "KiB", "GiB", "MB", "GB")
+SAMPLE_MEASUREMENTS = {
+    "gpu_utilization": ("gpu", ("%",)),
+    "gpu_memory_used": ("gpu", _MEMORY_UNITS),
+    "gpu_memory_utilization": ("gpu", ("%",)),
+    "gpu_power": ("gpu", ("W", "mW")),
+    "cpu_utilization": ("host", ("%",)),
+    "host_memory_utilization": ("host", ("%",)),
+    "process_memory_used": ("host", _MEMORY_UNITS),
+}
+
+
+def _measurements(values: Mapping[str, float], units: Mapping[str, str] | None, on_gpu: bool) -> dict[str, float]:
+    if not isinstance(values, Mapping) or not values:
+        raise ValueError("measurements must be a non-empty dict of name -> number")
+    checked = {}
+    for name, value in values.items():
+        name = _text(name, "measurement name")
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
+            raise ValueError(f"measurement {name} is {value!r}: give a finite number >= 0")
+        device, accepted = SAMPLE_MEASUREMENTS.get(name, (None, ()))
+        if device == "gpu" and not on_gpu:
+            raise ValueError(f"{name} is a GPU measurement: say which GPU with gpu=")
+        if device == "host" and on_gpu:
+            raise ValueError(f"{name} is a host measurement: leave gpu= out")
+        unit = (units or {}).get(name)
+        if unit is not None and device is not None and unit not in accepted:
+            raise ValueError(f"the unit of {name} is {unit!r}: use one of {', '.join(accepted)}")
+        checked[name] = value
+    return checked
+
+
+class GpuSampler:
+    """A thread that writes a sample of every GPU (utilization, memory used, power) through NVML
+    (the nvidia-ml-py package, imported only here) every `every` seconds while its RunLog is active."""
+
+    def __init__(self, log: RunLog, every: float, nvml: Any, handles: list[Any]) -> None:
+        self._log, self._every, self._nvml, self._handles = log, every, nvml, handles
+        self._stopped = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="runlens-gpu-sampler", daemon=True)
+
+    @classmethod
+    def start(cls, log: RunLog, every: float) -> GpuSampler | None:
+        if isinstance(every, bool) or not isinstance(every, (int, float)) or not every > 0:
+            raise ValueError(f"every is {every!r}: give seconds > 0")
+        try:
+            import pynvml  # nvidia-ml-py: optional, never a requirement of the writer
+        except ImportError:
+            return None
+        try:
+            pynvml.nvmlInit()
+            handles = [pynvml.nvmlDeviceGetHandleByIndex(i) for i in range(pynvml.nvmlDeviceGetCount())]
+        except Exception:  # no driver, no GPU: nothing to sample
+            return None
+        if not handles:
+            return None
+        sampler = cls(log, float(every), pynvml, handles)
+        sampler._thread.start()
+        return sampler
+
+    def sample_once(self) -> None:
+        for index, handle in enumerate(self._handles):
+            values: dict[str, float] = {}
+            units: dict[str, str] = {}
+            for name, unit, read in (
+                ("gpu_utilization", None, lambda h: self._nvml.nvmlDeviceGetUtilizationRates(h).gpu),
+                ("gpu_memory_used", "B", lambda h: self._nvml.nvmlDeviceGetMemoryInfo(h).used),
+                ("gpu_power", "mW", self._nvml.nvmlDeviceGetPowerUsage),
+            ):
+                try:
+                    values[name] = read(handle)
+                except Exception:  # a GPU that does not report this measurement
+                    continue
+                if unit:
+                    units[name] = unit
+            if values and self._log.is_active:
+                self._log.sample(values, gpu=index, units=units or None)
+
+    def stop(self) -> None:
+        """Stop sampling (waits for the thread)."""
+        self._stopped.set()
+        if self._thread.is_alive() and self._thread is not threading.current_thread():
+            self._thread.join()
+
+    def _run(self) -> None:
+        while not self._stopped.wait(self._every):
+            if not self._log.is_active:
+                return
+            try:
+                self.sample_once()
+            except RunLogError:
+                return
 
 
 class OpenSection:

@@ -3,7 +3,8 @@
 -- (accepted and duplicates are counted in int_event_occurrences, lines, other events and rejects
 -- in stg_log_lines: separate models that must agree), every valid line of a runlens type is an
 -- occurrence, every other event is in fct_other_events and every rejected line is listed in
--- fct_rejected_lines. Returns the files that break it.
+-- fct_rejected_lines (utilization samples: accepted, duplicates or bad samples, from
+-- int_utilization_samples). Returns the files that break it.
 with
 
 quality as (
@@ -17,6 +18,15 @@ line_counts as (
         count(*) filter (where run_id is not null and not is_other_event) as with_run_id
     from {{ ref('stg_log_lines') }}
     where line_number > 0
+    group by file_path
+),
+
+bad_samples as (
+    select
+        file_path,
+        count(*) as bad_samples
+    from {{ ref('int_utilization_samples') }}
+    where reject_reason is not null
     group by file_path
 ),
 
@@ -47,11 +57,12 @@ select
 from quality
 left join line_counts on quality.file_path = line_counts.file_path
 left join rejected_lines on quality.file_path = rejected_lines.file_path
+left join bad_samples on quality.file_path = bad_samples.file_path
 left join other_events on quality.file_path = other_events.file_path
 where
     quality.physical_lines != quality.lines_read + quality.blank_lines
     or quality.lines_read != quality.accepted + quality.duplicates + quality.other_events + quality.rejected
-    or quality.accepted + quality.duplicates != coalesce(line_counts.valid, 0)
+    or quality.accepted + quality.duplicates + coalesce(bad_samples.bad_samples, 0) != coalesce(line_counts.valid, 0)
     or coalesce(line_counts.valid, 0) != coalesce(line_counts.with_run_id, 0)
     or quality.rejected != coalesce(rejected_lines.rejected, 0)
     or quality.other_events != coalesce(other_events.other_events, 0)

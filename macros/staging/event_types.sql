@@ -3,9 +3,17 @@
     an unknown_event reject (a name of no sensible form, or one that resembles a runlens type: a
     likely typo). The rules are documented in models/staging/input_contract.md, "Event types". -#}
 
-{#- The six event types of the input contract. -#}
+{#- The six event types of the input contract that describe a run's progress (the likely-typo
+    rule compares names with these). -#}
 {% macro runlens_event_types() -%}
     {{ return(['run_start', 'train_start', 'checkpoint', 'epoch_end', 'run_end', 'profile']) }}
+{%- endmacro %}
+
+{#- Every event type runlens reads: the six, and `sample` (a utilization sample, input_contract.md
+    "Utilization samples"), which the likely-typo rule leaves out: a name that merely holds `sample`
+    (`eval_sample`, `samples_seen`) stays an other event, as it was before samples were read. -#}
+{% macro read_event_types() -%}
+    {{ return(runlens.runlens_event_types() + ['sample']) }}
 {%- endmacro %}
 
 {#- The aliases: the dbt var `event_aliases`, else the environment variable RUNLENS_EVENT_ALIASES,
@@ -30,10 +38,10 @@
     {%- endif -%}
     {%- set aliases = {} -%}
     {%- for alias, event_type in pairs -%}
-        {%- if event_type not in runlens.runlens_event_types() -%}
-            {{ exceptions.raise_compiler_error("runlens: event alias '" ~ alias ~ "=" ~ event_type ~ "' names no runlens event type: use one of " ~ runlens.runlens_event_types() | join(', ')) }}
+        {%- if event_type not in runlens.read_event_types() -%}
+            {{ exceptions.raise_compiler_error("runlens: event alias '" ~ alias ~ "=" ~ event_type ~ "' names no runlens event type: use one of " ~ runlens.read_event_types() | join(', ')) }}
         {%- endif -%}
-        {%- if alias in runlens.runlens_event_types() or alias == '' -%}
+        {%- if alias in runlens.read_event_types() or alias == '' -%}
             {{ exceptions.raise_compiler_error("runlens: event alias '" ~ alias ~ "=" ~ event_type ~ "': the alias must be a name other than the runlens event types") }}
         {%- endif -%}
         {%- if alias in aliases and aliases[alias] != event_type -%}
@@ -71,9 +79,9 @@
     {%- endif -%}
 {%- endmacro %}
 
-{#- True when the event type is one of runlens's six. -#}
+{#- True when the event type is one runlens reads (read_event_types). -#}
 {% macro is_runlens_event_type(event_type) -%}
-    {{ event_type }} in ('{{ runlens.runlens_event_types() | join("', '") }}')
+    {{ event_type }} in ('{{ runlens.read_event_types() | join("', '") }}')
 {%- endmacro %}
 
 {#- True for an event name of a sensible form: a letter, then at most 63 letters, digits or

@@ -231,7 +231,8 @@ event_lines as (
         is_blank,
         reject_reason,
         is_other_event,
-        case when reject_reason is not null or is_other_event then raw_text end as raw_text,
+        -- a sample's own fields are read by int_utilization_samples, from its text
+        case when reject_reason is not null or is_other_event or event_type = 'sample' then raw_text end as raw_text,
         case when reject_reason is null then run_id end as run_id,
         -- the run a rejected line names, so a page of that run's collection counts the loss
         case

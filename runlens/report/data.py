@@ -68,6 +68,14 @@ PROFILE_READS = {
         "cmp_collection_interval_sections", order_by="wall_time_part, abs(change_seconds) desc, section"
     ),
     "task_goodput": MartRead("agg_task_goodput", order_by="task, bucket_order"),
+    # how busy the GPUs were (runs with utilization samples): the idlest first
+    "utilization": MartRead("agg_collection_utilization"),
+    "utilization_kinds": MartRead(
+        "agg_collection_interval_kind_utilization",
+        "gpu_hours > 0",
+        "idle_gpu_hours desc nulls last, interval_kind asc",
+    ),
+    "utilization_tasks": MartRead("agg_task_utilization", order_by="idle_gpu_hours desc nulls last, task asc"),
     # the buckets either side spent time in, the one that moved most first; a bucket one side could
     # not measure did not move (share_change NULL): after those that did
     "goodput_comparison": MartRead(
@@ -77,7 +85,16 @@ PROFILE_READS = {
     ),
 }
 # the parts of a page that are one row (None when the mart has none for the collection)
-ONE_ROW = {"later_windows", "straggler_summary", "data_quality", "epochs", "live", "span", "rank_waiting"}
+ONE_ROW = {
+    "later_windows",
+    "straggler_summary",
+    "data_quality",
+    "epochs",
+    "live",
+    "span",
+    "rank_waiting",
+    "utilization",
+}
 # the parts that need a join: queries/<part>.sql, with $collection
 PROFILE_QUERIES = ("comparison", "stragglers", "segments", "distributed_runs", "rank_arrivals")
 QUERY_FILES = {"segments": "run_segments"}
@@ -162,6 +179,9 @@ class CollectionProfile:
     goodput_comparison: list[Row] = field(default_factory=list)
     interval_sections: list[Row] = field(default_factory=list)
     interval_section_comparison: list[Row] = field(default_factory=list)
+    utilization: Row | None = None
+    utilization_kinds: list[Row] = field(default_factory=list)
+    utilization_tasks: list[Row] = field(default_factory=list)
     build: Row | None = None  # the thresholds the marts were built with (dim_build)
     # the whole-run wall times that choose the report's one wall-time unit (IndexData.wall_seconds)
     report_wall_seconds: tuple[float | None, ...] = ()

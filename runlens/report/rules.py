@@ -84,6 +84,7 @@ class Findings:
     named_tasks: int = 0
     unmapped_sections: Finding | None = None
     inside_intervals: Finding | None = None
+    gpu_utilization: Finding | None = None
 
 
 def tied_groups(items: list, share_of) -> tuple[list, list]:
@@ -439,6 +440,16 @@ def gpu_hours(profile: CollectionProfile) -> Finding | None:
     return Finding("gpu_hours_known")
 
 
+def gpu_utilization(profile: CollectionProfile) -> Finding | None:
+    """How busy the GPUs were, where utilization samples measured any GPU-hours, with the kind of
+    interval that left the most GPU-hours idle (def_utilization_rollups)."""
+    utilization = profile.utilization
+    if utilization is None or not utilization.measured_gpu_hours:
+        return None
+    idlest = next((kind for kind in profile.utilization_kinds if kind.idle_gpu_hours is not None), None)
+    return Finding("gpu_utilization", {"collection": utilization, "idlest_kind": idlest})
+
+
 def limits(profile: CollectionProfile) -> list[Finding]:
     """What the data cannot say, in a fixed order."""
     snapshot, found = profile.snapshot, []
@@ -472,6 +483,8 @@ def not_shown(profile: CollectionProfile, findings: Findings) -> list[Finding]:
         hidden.append(Finding("baseline_without_runs", {"baseline": profile.comparison.baseline_title}))
     if not profile.profile_sections:
         hidden.append(Finding("no_profiler_sections"))
+    if profile.utilization is None:
+        hidden.append(Finding("no_utilization_samples"))
     if findings.many_epochs is None and snapshot.runs_analyzed:
         hidden.append(Finding("few_epochs"))
     if findings.stragglers is not None and findings.stragglers.key != "flagged":
@@ -509,6 +522,7 @@ def evaluate(profile: CollectionProfile) -> Findings:
         named_tasks=named_tasks(profile),
         unmapped_sections=unmapped_sections(profile),
         inside_intervals=inside_intervals(profile),
+        gpu_utilization=gpu_utilization(profile),
     )
     return replace(found, not_shown=not_shown(profile, found))
 

@@ -282,6 +282,8 @@ def answer(profile: CollectionProfile, findings: Findings, tables: dict) -> list
         lines.append(largest_share(profile, findings))
     if findings.inside_intervals:
         lines.append(inside_intervals(findings))
+    if findings.gpu_utilization:
+        lines.append(gpu_utilization(findings))
     if findings.span_use:
         lines.append(span_use(profile, findings))
     if findings.baseline_change:
@@ -313,6 +315,25 @@ def inside_intervals(findings: Findings) -> str:
         words += f"; against the baseline they are {texts[0]} {way} per run"
         if held_by is not None:
             words += f", of which {escape_text(held_by.section)} {texts[1]}"
+    return words + "."
+
+
+def gpu_utilization(findings: Findings) -> str:
+    """How busy the GPUs were and where the idle GPU-hours went (rules.gpu_utilization)."""
+    collection, idlest = findings.gpu_utilization.figures["collection"], findings.gpu_utilization.figures["idlest_kind"]
+    measured, held, idle = units.gpu_hour_texts(
+        [collection.measured_gpu_hours, collection.gpu_hours, collection.idle_gpu_hours]
+    )
+    words = (
+        f"**GPU utilization**: the GPUs were {units.utilization(collection.mean_gpu_utilization_pct)} busy over"
+        f" {measured} measured GPU-hours (of {held} GPU-hours held by {plural(collection.runs, 'run')} with"
+        f" samples): {idle} idle GPU-hours"
+    )
+    if idlest is not None and idlest.share_of_idle_gpu_hours is not None:
+        words += (
+            f", the most in {code(idlest.interval_kind)} intervals, {units.percent(idlest.share_of_idle_gpu_hours)}"
+            f" of the idle GPU-hours ({units.utilization(idlest.mean_gpu_utilization_pct)} busy)"
+        )
     return words + "."
 
 
@@ -545,6 +566,11 @@ def not_shown_item(finding) -> str:
         return f"Against the baseline ({escape_text(figures['baseline'])} has no analyzed runs here)"
     if finding.key == "no_profiler_sections":
         return "Time by profiler section (no run carries a profiler summary; runlens' writer adds one)"
+    if finding.key == "no_utilization_samples":
+        return (
+            "GPU utilization (no run carries utilization samples: `sample` lines, input_contract.md; runlens'"
+            " writer writes them with `log.sample()`, or `log.start_sampler()` where nvidia-ml-py is installed)"
+        )
     if finding.key == "few_epochs":
         return "Epochs (a median run has fewer than 5 epoch ends)"
     if finding.key == "not_scored":

@@ -449,6 +449,49 @@ def gpu_table(profile: CollectionProfile) -> Table:
     )
 
 
+def utilization_columns(rows) -> list[tuple[str, bool, list[str]]]:
+    """The figures of a utilization rollup (def_utilization_rollups), one column each."""
+    held = units.gpu_hour_texts([row.gpu_hours for row in rows])
+    measured = units.gpu_hour_texts([row.measured_gpu_hours for row in rows])
+    idle = units.gpu_hour_texts([row.idle_gpu_hours for row in rows])
+    return [
+        ("runs", True, counts(row.runs for row in rows)),
+        ("GPU-hours held", True, held),
+        ("measured GPU-hours", True, measured),
+        (
+            "GPU utilization",
+            True,
+            [
+                "not measured"
+                if row.mean_gpu_utilization_pct is None
+                else units.utilization(row.mean_gpu_utilization_pct)
+                for row in rows
+            ],
+        ),
+        ("idle GPU-hours", True, idle),
+    ]
+
+
+def utilization_kinds_table(profile: CollectionProfile) -> Table:
+    kinds = profile.utilization_kinds
+    return table(
+        [
+            ("kind of interval", False, codes(kind.interval_kind for kind in kinds)),
+            *utilization_columns(kinds),
+            (
+                "share of the idle GPU-hours",
+                True,
+                units.percent_column([kind.share_of_idle_gpu_hours for kind in kinds]),
+            ),
+        ]
+    )
+
+
+def utilization_tasks_table(profile: CollectionProfile) -> Table:
+    tasks = profile.utilization_tasks
+    return table([("task", False, texts(task.task for task in tasks)), *utilization_columns(tasks)])
+
+
 def goodput_answer(profile: CollectionProfile) -> dict | None:
     """The goodput sentence's figures as text (rules.goodput): GPU-hours, or run time in one unit."""
     finding = rules.goodput(profile)
@@ -552,6 +595,8 @@ def profile_tables(profile: CollectionProfile) -> dict[str, object]:
         goodput=goodput_answer(profile),
         goodput_tasks=goodput_tasks_table(profile),
         goodput_comparison=goodput_comparison_table(profile),
+        utilization_kinds=utilization_kinds_table(profile),
+        utilization_tasks=utilization_tasks_table(profile),
     )
     return tables
 

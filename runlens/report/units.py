@@ -211,6 +211,11 @@ def percent(share: float | None) -> str:
     return percent_column([share])[0]
 
 
+def utilization(percentage: float | None) -> str:
+    """A utilization the marts give in percent (0 to 100), as percent(): `52.8%`."""
+    return percent(None if percentage is None else percentage / 100)
+
+
 def points(change: float | None) -> str:
     """A change of a share (a fraction: 0.05 is 5 points) as signed percentage points: one decimal
     from 1 point up, two significant digits below (+0.021 pp), exactly 0 as 0 pp."""

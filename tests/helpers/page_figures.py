@@ -40,6 +40,9 @@ NAMES: dict[str, tuple[str, ...]] = {
     "goodput": ("goodput",),
     "GPU-hours": ("gpu-hours",),
     "active GPU-hours": ("active gpu-hours",),
+    "GPU-hours held": ("gpu-hours held",),
+    "measured GPU-hours": ("measured gpu-hours",),
+    "idle GPU-hours": ("idle gpu-hours",),
     "redone": ("redone",),
     "start-up": ("start-up",),
     "evaluation": ("evaluation",),
@@ -56,7 +59,7 @@ MEASURE_COLUMNS = {
     "this collection": "per run",  # the parts of the difference from the baseline: means per run
 }
 # names that are units: a figure before one is the name's even when the phrase goes on
-UNIT_NAMES = {"GPU-hours", "active GPU-hours"}
+UNIT_NAMES = {"GPU-hours", "active GPU-hours", "GPU-hours held", "measured GPU-hours", "idle GPU-hours"}
 UNIT_SECONDS = {"s": 1, "min": 60, "h": 3600, "d": 86400}
 NUMBER = r"\d[\d,]*(?:\.\d+)?"
 FIGURE = rf"(?P<number>{NUMBER})(?:\s?(?P<unit>%|(?:min|s|h|d)\b)|(?![\w.%]))"

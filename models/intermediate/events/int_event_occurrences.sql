@@ -1,5 +1,6 @@
 -- depends_on: {{ ref('int_run_versions') }}
--- Every valid line of a runlens event type (other events stay out) with its occurrence number
+-- Every valid line of a runlens event type (other events and utilization samples stay out:
+-- int_utilization_samples) with its occurrence number
 -- among exact duplicates: lines with the same run_id, rank, event, ts (as UTC), step and epoch are
 -- one event; the first by file path and line number is occurrence 1, the accepted one
 -- (input_contract.md, "Where every line ends up"). A line without a rank is rank 0's ("Ranks"):
@@ -43,7 +44,9 @@ valid_lines as (
         is_approximate,
         approximation
     from {{ ref('stg_log_lines') }}
-    where run_id is not null and not is_other_event and {{ runlens.is_run_to_compute('run_id') }}
+    where
+        run_id is not null and not is_other_event and event_type != 'sample'
+        and {{ runlens.is_run_to_compute('run_id') }}
 ),
 
 copied_events as (

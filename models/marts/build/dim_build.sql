@@ -1,6 +1,6 @@
 -- What the build that made these marts ran with: the raw folder it read, the as-of instant its
 -- "now"-dependent figures are computed as of (macros/build_context.sql), and the thresholds (dbt
--- vars) the marts judged regressions and stalled runs by, so that a page states the ones used.
+-- vars) the marts judged regressions, stalled runs and GPU utilization by, so that a page states the ones used.
 -- Grain: one row.
 {%- set double = var('runlens_types')[target.type].double %}
 with
@@ -14,7 +14,9 @@ final as (
         cast({{ var('regression_threshold') }} as {{ double }}) as regression_threshold,
         cast({{ var('regression_min_runs') }} as {{ dbt.type_bigint() }}) as regression_min_runs,
         cast({{ var('stall_multiple') }} as {{ double }}) as stall_multiple,
-        cast({{ var('stall_min_seconds') }} as {{ double }}) as stall_min_seconds
+        cast({{ var('stall_min_seconds') }} as {{ double }}) as stall_min_seconds,
+        cast({{ var('utilization_sample_hold_seconds') }} as {{ double }}) as utilization_sample_hold_seconds,
+        cast({{ var('utilization_min_samples') }} as {{ dbt.type_bigint() }}) as utilization_min_samples
 )
 
 select * from final

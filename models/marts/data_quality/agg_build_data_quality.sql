@@ -14,6 +14,7 @@ final as (
         cast(coalesce(sum(blank_lines), 0) as {{ dbt.type_bigint() }}) as blank_lines,
         cast(coalesce(sum(lines_read), 0) as {{ dbt.type_bigint() }}) as lines_read,
         cast(coalesce(sum(accepted), 0) as {{ dbt.type_bigint() }}) as accepted,
+        cast(coalesce(sum(samples), 0) as {{ dbt.type_bigint() }}) as samples,
         cast(coalesce(sum(duplicates), 0) as {{ dbt.type_bigint() }}) as duplicates,
         cast(coalesce(sum(other_events), 0) as {{ dbt.type_bigint() }}) as other_events,
         cast(coalesce(sum(rejected), 0) as {{ dbt.type_bigint() }}) as rejected

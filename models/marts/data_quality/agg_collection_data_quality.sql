@@ -25,6 +25,7 @@ sums as (
         sum(files.blank_lines) as blank_lines,
         sum(files.lines_read) as lines_read,
         sum(files.accepted) as accepted,
+        sum(files.samples) as samples,
         sum(files.duplicates) as duplicates,
         sum(files.other_events) as other_events,
         sum(files.rejected) as rejected
@@ -42,6 +43,7 @@ final as (
         cast(coalesce(sums.blank_lines, 0) as {{ dbt.type_bigint() }}) as blank_lines,
         cast(coalesce(sums.lines_read, 0) as {{ dbt.type_bigint() }}) as lines_read,
         cast(coalesce(sums.accepted, 0) as {{ dbt.type_bigint() }}) as accepted,
+        cast(coalesce(sums.samples, 0) as {{ dbt.type_bigint() }}) as samples,
         cast(coalesce(sums.duplicates, 0) as {{ dbt.type_bigint() }}) as duplicates,
         cast(coalesce(sums.other_events, 0) as {{ dbt.type_bigint() }}) as other_events,
         cast(coalesce(sums.rejected, 0) as {{ dbt.type_bigint() }}) as rejected

@@ -1,11 +1,43 @@
 -- Rejected lines: file, line number, the raw text as far as it decodes, and one reason code;
 -- for an unknown_event, the event as written and the runlens type it resembles, if any.
--- A view over stg_log_lines; a line that names a run gets its run's collection and task.
+-- A view over stg_log_lines and the bad utilization samples (int_utilization_samples, with the
+-- rule each breaks); a line that names a run gets its run's collection and task.
 with
 
 lines as (
     select * from {{ ref('stg_log_lines') }}
+    where reject_reason is not null or event_type = 'sample'
+),
+
+bad_samples as (
+    select * from {{ ref('int_utilization_samples') }}
     where reject_reason is not null
+),
+
+rejected as (
+    select
+        file_path,
+        line_number,
+        raw_text,
+        rejected_run_id,
+        reject_reason,
+        cast(null as {{ dbt.type_string() }}) as reject_detail,
+        event_type,
+        resembles_event_type
+    from lines
+    where reject_reason is not null
+    union all
+    select
+        lines.file_path,
+        lines.line_number,
+        lines.raw_text,
+        lines.run_id as rejected_run_id,
+        bad_samples.reject_reason,
+        bad_samples.bad_sample_detail as reject_detail,
+        cast(null as {{ dbt.type_string() }}) as event_type,
+        cast(null as {{ dbt.type_string() }}) as resembles_event_type
+    from bad_samples
+    inner join lines on bad_samples.file_path = lines.file_path and bad_samples.line_number = lines.line_number
 ),
 
 runs as (
@@ -15,18 +47,19 @@ runs as (
 
 final as (
     select
-        lines.file_path || ':' || cast(lines.line_number as {{ dbt.type_string() }}) as reject_id,
-        lines.file_path,
-        lines.line_number,
-        lines.raw_text,
-        lines.rejected_run_id as run_id,
+        rejected.file_path || ':' || cast(rejected.line_number as {{ dbt.type_string() }}) as reject_id,
+        rejected.file_path,
+        rejected.line_number,
+        rejected.raw_text,
+        rejected.rejected_run_id as run_id,
         runs.collection,
         runs.task,
-        lines.reject_reason,
-        lines.event_type as event_name,
-        lines.resembles_event_type
-    from lines
-    left join runs on lines.rejected_run_id = runs.run_id
+        rejected.reject_reason,
+        rejected.reject_detail,
+        rejected.event_type as event_name,
+        rejected.resembles_event_type
+    from rejected
+    left join runs on rejected.rejected_run_id = runs.run_id
 )
 
 select * from final

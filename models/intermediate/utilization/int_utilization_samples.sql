@@ -1,0 +1,144 @@
+-- depends_on: {{ ref('int_run_versions') }}
+-- Every utilization sample line (event `sample`, input_contract.md "Utilization samples") with its
+-- own fields read and checked: the device it measured (`gpu`, else the host), the host that took
+-- it, and each measurement runlens reads in its stored unit (macros/utilization.sql). A line that
+-- breaks a rule gets `bad_sample` and a detail that says which rule (fct_rejected_lines lists it);
+-- a valid sample gets its occurrence among exact copies (same run, rank, host, device and time:
+-- the first by file and line is occurrence 1, the one the marts read).
+-- Incremental by run (macros/run_versions.sql). Grain: one row per sample line.
+{%- set measure_names = runlens.utilization_measures() | map(attribute='name') | list %}
+{%- set sample_fields = ['gpu', 'host', 'measurements', 'units'] %}
+with
+
+sample_lines as (
+    select
+        file_path,
+        line_number,
+        run_id,
+        coalesce(rank, 0) as rank,
+        event_at as sampled_at,
+        raw_text
+    from {{ ref('stg_log_lines') }}
+    where event_type = 'sample' and reject_reason is null and {{ runlens.is_run_to_compute('run_id') }}
+),
+
+parsed as {{ runlens.materialized_cte() }} (
+    select
+        *,
+        {{ runlens.try_parse_json('raw_text', sample_fields) }} as doc
+    from sample_lines
+),
+
+documents as (
+    select
+        *,
+        {{ runlens.parsed_fields('doc', sample_fields) }} as doc_fields
+    from parsed
+),
+
+fields as (
+    select
+        file_path,
+        line_number,
+        run_id,
+        rank,
+        sampled_at,
+        {{ runlens.json_kind('doc_fields', 'gpu') }} as gpu_kind,
+        {{ runlens.json_text('doc_fields', 'gpu') }} as gpu_text,
+        {{ runlens.json_kind('doc_fields', 'host') }} as host_kind,
+        {{ runlens.json_text('doc_fields', 'host') }} as host_text,
+        {{ runlens.json_kind('doc_fields', 'measurements') }} as measurements_kind,
+        {{ runlens.json_value('doc_fields', 'measurements') }} as measurements,
+        {{ runlens.json_kind('doc_fields', 'units') }} as units_kind,
+        {{ runlens.json_value('doc_fields', 'units') }} as units
+    from documents
+),
+
+members as {{ runlens.materialized_cte() }} (
+    select
+        *,
+        case when measurements_kind = 'object' then {{ runlens.object_fields('measurements', measure_names) }} end
+            as measure_fields,
+        case when units_kind = 'object' then {{ runlens.object_fields('units', measure_names) }} end as unit_fields
+    from fields
+),
+
+measured as {{ runlens.materialized_cte() }} (
+    select
+        file_path,
+        line_number,
+        run_id,
+        rank,
+        sampled_at,
+        gpu_kind,
+        case when gpu_kind = 'integer' then {{ runlens.try_to_bigint('gpu_text') }} end as gpu_index,
+        case when host_kind = 'string' and host_text != '' then host_text end as host,
+        host_kind,
+        measurements_kind,
+        units_kind,
+        {{ runlens.sample_measurement_columns('measure_fields', 'unit_fields') }}
+    from members
+),
+
+checked as (
+    select
+        *,
+        -- the first rule the sample breaks (input_contract.md, "Utilization samples")
+        case
+            when gpu_kind not in ('null', 'integer') and gpu_kind is not null
+                then 'gpu is not an integer >= 0'
+            when gpu_index < 0 then 'gpu is not an integer >= 0'
+            when host_kind not in ('null', 'string') and host_kind is not null then 'host is not a string'
+            when coalesce(measurements_kind, 'null') != 'object' then 'measurements is not an object'
+            when units_kind not in ('null', 'object') and units_kind is not null then 'units is not an object'
+            {{ runlens.bad_sample_measurement_rules() }}
+        end as bad_sample_detail
+    from measured
+),
+
+converted as (
+    select
+        file_path,
+        line_number,
+        run_id,
+        rank,
+        host,
+        gpu_index,
+        sampled_at,
+        bad_sample_detail,
+        {{ runlens.sample_measurements_in_default_units('bad_sample_detail') }}
+    from checked
+),
+
+numbered as (
+    select
+        *,
+        case
+            when bad_sample_detail is null
+                then row_number() over (
+                    partition by run_id, rank, host, gpu_index, sampled_at, bad_sample_detail
+                    order by file_path, line_number
+                )
+        end as occurrence
+    from converted
+),
+
+final as (
+    select
+        file_path || ':' || cast(line_number as {{ dbt.type_string() }}) as sample_id,
+        file_path,
+        line_number,
+        run_id,
+        rank,
+        host,
+        gpu_index,
+        sampled_at,
+        case when bad_sample_detail is not null then 'bad_sample' end as reject_reason,
+        bad_sample_detail,
+        cast(occurrence as {{ dbt.type_bigint() }}) as occurrence,
+        {{ measure_names | join(', ') }},
+        {{ runlens.build_started_at() }} as computed_at
+    from numbered
+)
+
+select * from final

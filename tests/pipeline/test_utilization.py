@@ -1,0 +1,215 @@
+"""Utilization samples (issue 45): the utilization marts over tests/helpers/utilization_fixture.py,
+every figure worked out by hand here. A sample stands for its GPU until the GPU's next sample, at
+most 60 s later (var utilization_sample_hold_seconds); an interval is measured with at least 2
+utilization samples per GPU inside it (var utilization_min_samples).
+
+steady (2 GPUs from resources; samples every 20 s, 0..200; run_end at 220):
+    run_start -> step_1 [0, 100): gpu 0 at 90 and gpu 1 at 50 for 100 s each (the sample at 80 holds
+        to the one at 100): mean (90*100 + 50*100) / 200 = 70%, 10 samples, coverage 200/200 = 1;
+        GPU-hours 100 * 2 / 3600 = 1/18, idle 1/18 * 0.30 = 1/60.
+    step_1 -> step_2 [100, 200): 10% and 30%: mean 20%, idle 1/18 * 0.8 = 2/45.
+    step_2 -> epoch_end [200, 200): 0 s. epoch_end -> run_end [200, 220): the two samples at 200
+        (1 per GPU): not measured, though they cover it (coverage 40/40 = 1).
+    run: GPU-hours 220 * 2 / 3600 = 11/90, measured 1/9, unmeasured 1/90; mean (70 + 20) / 2 = 45%;
+        idle 1/60 + 2/45 = 11/180 (= 1/9 * 0.55).
+gaps (1 GPU from the samples, gpu 0 of h1; run_start 0, checkpoint and run_end at 120):
+    the sample at 0 (40%) holds to the one at 10 (10 s); at 10 (60%) to 10 + 60 = 70 (the next is
+    at 100); at 100 (100%) to the interval's end, 120 (20 s). Mean (40*10 + 60*60 + 100*20) / 90
+    = 66.67%; 3 samples (the copy at 10 counts once); coverage 90/120 = 0.75; GPU-hours 1/30, idle
+    1/30 * (1/3) = 1/90. Memory: 2 GiB = 2048 MiB for 10 s and 2048 MiB for 60 s: 2048. Power:
+    200000 mW = 200 W. Samples: 6 accepted (-30, 0, 10, 100, 170, 181), 1 duplicate; -30 is before
+    run_start, 181 is 61 s after run_end (set aside), 170 is within the 60 s grace. Six bad
+    samples, one per rule.
+restart (1 GPU; crash after the checkpoint at 60, restart at 160, checkpoint and run_end at 220):
+    run_start -> step_1 [0, 60): 50% (3 samples), GPU-hours 1/60, idle 1/120.
+    step_1 -> run_start [60, 160): downtime 100 s: active 0 s, GPU-hours 0 (the samples at 60 and
+        80 fall in no active time), not measured.
+    run_start -> step_2 [160, 220): 80%, GPU-hours 1/60, idle 1/300.
+    run: GPU-hours 1/30 (downtime is not GPU time), mean 65%, idle 1/120 + 1/300 = 7/600. A host
+    sample at 30 (25% CPU, 3 GiB): one host sample, so no CPU mean; peak process memory 3072 MiB.
+unsampled: no samples: no fct_run_utilization row, NULL figures on its intervals.
+collection util: measured 1/9 + 1/30 + 1/30 = 8/45 GPU-hours, idle 11/180 + 1/90 + 7/600 = 151/1800,
+    mean 100 * (1 - (151/1800) / (8/45)) = 52.8125%. Task t1 (steady, restart): measured 1/9 + 1/30 =
+    13/90, idle 11/180 + 7/600 = 131/1800, mean 100 * (1 - 131/260) = 49.615%.
+"""
+
+from __future__ import annotations
+
+import duckdb
+import pytest
+import utilization_fixture
+from conftest import PROJECT
+from page_figures import clashes
+from pipeline import DATABASE, build
+from prebuilt import Prebuilds, prebuilt
+
+from runlens.report.render import render_reports
+
+
+@prebuilt()
+def utilization_build(builds: Prebuilds):
+    """The marts over the utilization fixture."""
+    root = builds.mktemp("utilization")
+    raw = utilization_fixture.write(root / "raw")
+    build(PROJECT, raw, root / "db" / DATABASE)
+    return root / "db" / DATABASE
+
+
+@pytest.fixture(scope="module")
+def marts(utilization_build):
+    connection = duckdb.connect(str(utilization_build), read_only=True)
+    yield connection
+    connection.close()
+
+
+def one(marts, query: str):
+    return marts.execute(query).fetchall()
+
+
+def intervals(marts, run_id: str) -> dict[str, tuple]:
+    rows = one(
+        marts,
+        "select label, active_seconds, gpus, gpus_source, gpu_samples, is_measured, sample_coverage,"
+        " mean_gpu_utilization_pct, gpu_hours, idle_gpu_hours"
+        f" from fct_run_interval_utilization where run_id = '{run_id}' order by interval_index",
+    )
+    return {row[0]: row[1:] for row in rows}
+
+
+def test_each_interval_is_the_time_weighted_mean_of_its_held_samples(marts):
+    steady = intervals(marts, "steady")
+    assert steady["run_start -> step_1"] == pytest.approx((100, 2, "resources", 10, True, 1.0, 70, 1 / 18, 1 / 60))
+    assert steady["step_1 -> step_2"] == pytest.approx((100, 2, "resources", 10, True, 1.0, 20, 1 / 18, 2 / 45))
+    active, *_, measured, coverage, mean, gpu_hours, idle = steady["epoch_end -> run_end"]
+    assert (active, measured, coverage, mean, idle) == (20, False, 1.0, None, None)
+    assert gpu_hours == pytest.approx(20 * 2 / 3600)
+    gaps = intervals(marts, "gaps")
+    assert gaps["run_start -> step_1"] == pytest.approx((120, 1, "samples", 3, True, 0.75, 6000 / 90, 1 / 30, 1 / 90))
+
+
+def test_downtime_is_never_gpu_time(marts):
+    restart = intervals(marts, "restart")
+    assert restart["run_start -> step_1"] == pytest.approx((60, 1, "resources", 3, True, 1.0, 50, 1 / 60, 1 / 120))
+    active, _, _, samples, measured, _, mean, gpu_hours, idle = restart["step_1 -> run_start"]
+    assert (active, samples, measured, mean, gpu_hours, idle) == (0, 0, False, None, 0, None)
+    assert restart["run_start -> step_2"] == pytest.approx((60, 1, "resources", 3, True, 1.0, 80, 1 / 60, 1 / 300))
+
+
+def test_memory_and_power_are_read_in_their_units(marts):
+    ((memory, power),) = one(
+        marts,
+        "select mean_gpu_memory_used_mib, mean_gpu_power_watts from fct_run_interval_utilization"
+        " where run_id = 'gaps' and interval_index = 1",
+    )
+    assert (memory, power) == pytest.approx((2048, 200))
+
+
+def test_per_run(marts):
+    rows = one(
+        marts,
+        "select run_id, samples, gpu_samples, host_samples, samples_before_start, samples_after_end, gpus,"
+        " gpu_hours, measured_gpu_hours, mean_gpu_utilization_pct, idle_gpu_hours, peak_process_memory_used_mib"
+        " from fct_run_utilization order by run_id",
+    )
+    assert [row[0] for row in rows] == ["gaps", "restart", "steady"]  # unsampled has no row
+    got = {row[0]: row[1:] for row in rows}
+    assert got["steady"] == pytest.approx((22, 22, 0, 0, 0, 2, 11 / 90, 1 / 9, 45, 11 / 180, None))
+    assert got["gaps"] == pytest.approx((6, 6, 0, 1, 1, 1, 1 / 30, 1 / 30, 200 / 3, 1 / 90, None))
+    assert got["restart"] == pytest.approx((9, 8, 1, 0, 0, 1, 1 / 30, 1 / 30, 65, 7 / 600, 3072))
+
+
+def test_a_run_without_samples_has_null_never_zero(marts):
+    rows = one(
+        marts,
+        "select gpus, gpu_hours, is_measured, mean_gpu_utilization_pct, idle_gpu_hours, sample_coverage"
+        " from fct_run_interval_utilization where run_id = 'unsampled'",
+    )
+    assert rows == [(None, None, False, None, None, None)] * 2  # run_start -> step_1, step_1 -> run_end
+
+
+def test_rollups_weight_by_measured_gpu_hours(marts):
+    ((runs, measured, idle, mean),) = one(
+        marts,
+        "select runs, measured_gpu_hours, idle_gpu_hours, mean_gpu_utilization_pct from agg_collection_utilization",
+    )
+    assert (runs, measured, idle, mean) == pytest.approx((3, 8 / 45, 151 / 1800, 52.8125))
+    tasks = dict(
+        (row[0], row[1:])
+        for row in one(
+            marts,
+            "select task, runs, measured_gpu_hours, idle_gpu_hours, mean_gpu_utilization_pct from agg_task_utilization",
+        )
+    )
+    assert tasks["t1"] == pytest.approx((2, 13 / 90, 131 / 1800, 100 * (1 - 131 / 260)))
+    assert tasks["t2"] == pytest.approx((1, 1 / 30, 1 / 90, 200 / 3))
+
+
+def test_idle_gpu_hours_by_kind_share_the_collection_idle(marts):
+    rows = one(
+        marts,
+        "select interval_kind, idle_gpu_hours, share_of_idle_gpu_hours from agg_collection_interval_kind_utilization"
+        " where idle_gpu_hours is not null order by interval_kind",
+    )
+    # run_start -> checkpoint: steady 1/60, gaps 1/90, restart 1/120 + 1/300; checkpoint -> checkpoint:
+    # steady 2/45
+    first = 1 / 60 + 1 / 90 + 1 / 120 + 1 / 300
+    total = 151 / 1800
+    assert rows == [
+        ("checkpoint -> checkpoint", pytest.approx(2 / 45), pytest.approx((2 / 45) / total)),
+        ("run_start -> checkpoint", pytest.approx(first), pytest.approx(first / total)),
+    ]
+
+
+def test_bad_samples_are_rejected_with_the_rule_they_break(marts):
+    rows = one(
+        marts,
+        "select reject_reason, reject_detail from fct_rejected_lines"
+        " where file_path = 'gaps.jsonl' order by line_number",
+    )
+    assert rows == [
+        ("bad_sample", "gpu is not an integer >= 0"),
+        ("bad_sample", "the unit of gpu_memory_used is none of MiB, B, KiB, GiB, MB, GB"),
+        ("bad_sample", "cpu_utilization is a host measurement: a sample that names a gpu cannot hold it"),
+        (
+            "bad_sample",
+            "no measurement runlens reads (gpu_utilization, gpu_memory_used, gpu_memory_utilization, gpu_power,"
+            " cpu_utilization, host_memory_utilization, process_memory_used)",
+        ),
+        ("bad_sample", "gpu_utilization is above 100"),
+        ("bad_sample", "measurements is not an object"),
+    ]
+
+
+def test_every_sample_line_is_accounted_for(marts):
+    # gaps.jsonl: 3 events + 6 samples accepted, 1 duplicate, 6 rejected: 16 lines
+    assert one(
+        marts,
+        "select lines_read, accepted, samples, duplicates, rejected from agg_file_data_quality"
+        " where file_path = 'gaps.jsonl'",
+    ) == [(16, 9, 6, 1, 6)]
+
+
+def test_samples_move_no_other_figure(marts):
+    # the runs' wall time and intervals are those of their markers alone: no sample is an event
+    rows = one(marts, "select run_id, wall_seconds from fct_runs order by run_id")
+    assert rows == [("gaps", 120), ("restart", 220), ("steady", 220), ("unsampled", 100)]
+    assert one(marts, "select count(*) from fct_events where event_type = 'sample'") == [(0,)]
+
+
+def test_the_page_says_how_busy_the_gpus_were_and_where_the_idle_gpu_hours_went(utilization_build, tmp_path):
+    """The answer's figures, from the ones above: 52.8% busy over 8/45 = 0.178 measured GPU-hours, of
+    11/90 + 1/30 + 1/30 = 17/90 = 0.189 held by 3 runs; 151/1800 = 0.084 idle; the idlest kind is
+    checkpoint -> checkpoint (steady's 2/45 = 0.044, 20% busy): 2/45 / (151/1800) = 53.0% of the idle
+    GPU-hours. One figure per name on the page (tests/helpers/page_figures.py)."""
+    render_reports(utilization_build, tmp_path)
+    page = (tmp_path / "util" / "profile.md").read_text(encoding="utf-8")
+    assert (
+        "- **GPU utilization**: the GPUs were 52.8% busy over 0.178 measured GPU-hours (of 0.189 GPU-hours held by"
+        " 3 runs with samples): 0.084 idle GPU-hours, the most in `checkpoint -> checkpoint` intervals, 53.0% of"
+        " the idle GPU-hours (20.0% busy)."
+    ) in page
+    assert "| `checkpoint -> checkpoint` | 1 | 0.056 | 0.056 | 20.0% | 0.044 | 53.0% |" in page
+    assert "| `epoch_end -> run_end` | 1 | 0.011 | 0 | not measured | n/a | n/a |" in page
+    assert "accepted events: 53 (37 of them utilization samples)" in page  # 22 + 6 + 9 samples
+    assert "GPU utilization (no run carries" not in page
+    assert clashes(page) == []
