@@ -98,7 +98,7 @@ class Importer:
     name: the --format that selects it (two importers may share one: MLflow's two stores);
     kind: its sources' kind (the dry run's first column, `runlens build`'s words for what it found);
     label: the format as messages name it; package: the importer extra's package it needs to read
-    (None: the standard library's), imported by `read` alone, so that claiming never needs it;
+    (None: runlens' own dependencies suffice), imported by `read` alone, so claiming never needs it;
     claim(walk, claimed, options, explicit): its sources among walk.files, given what earlier
     importers claimed (`explicit`: the user asked for its format by name);
     read(source, options): the runs, rejects and notes of one source it claimed."""
