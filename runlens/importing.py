@@ -1,7 +1,7 @@
 """`runlens import`: convert existing training logs into runlens event logs, with no change to the
 training code.
 
-    runlens import PATH... --out RAW_DIR [--format auto|wandb|tensorboard|mlflow|text] [options]
+    runlens import PATH... --out RAW_DIR [--format auto|wandb|mlflow|tensorboard|text] [options]
 
 What it reads and writes, the importer extra it needs and its exit status: docs/importers.md,
 "`runlens import` as a whole"; each importer's mapping, field by field, is in the same page.
@@ -19,19 +19,21 @@ from pathlib import Path
 from runlens.importers.common import Options
 from runlens.importers.inputs import InputError, NothingToImport, check_inputs, nothing_to_import
 from runlens.importers.progress import Progress
-from runlens.importers.runner import FORMATS, OPTIONAL, discover, run_import
+from runlens.importers.registry import FORMATS, OPTIONAL
+from runlens.importers.runner import discover, run_import
 from runlens.importers.scalars import DEFAULT_EVAL_PATTERN
 from runlens.importers.text_log import DEFAULT_PATTERNS, parse_timezone
 from runlens.plural import plural
 from runlens.usage import importer_extra
 
-# each kind of source `discover` finds, in the words of `runlens build`'s line: noun, format
+# each kind of source `discover` finds (an importer's kind), in the words of `runlens build`'s line,
+# in the order the line names them
 FOUND_WORDS = {
-    "text": ("text training log", "text"),  # --format auto reads the fairseq patterns (text_log.py)
-    "tensorboard": ("TensorBoard run", "tensorboard"),
-    "wandb": ("W&B run", "wandb"),
-    "mlflow_file": ("MLflow run", "mlflow"),
-    "mlflow_sqlite": ("MLflow database", "mlflow"),
+    "text": "text training log",  # --format auto reads the fairseq patterns (text_log.py)
+    "tensorboard": "TensorBoard run",
+    "wandb": "W&B run",
+    "mlflow_file": "MLflow run",
+    "mlflow_sqlite": "MLflow database",
 }
 
 
@@ -193,11 +195,12 @@ def found_logs(folder: Path) -> str | None:
     counts = Counter(source.kind for source in plan.sources)
     if not counts:
         return None
+    importers = {source.kind: source.importer for source in plan.sources}
     parts, missing = [], []
-    for kind, (noun, fmt) in FOUND_WORDS.items():
+    for kind, noun in FOUND_WORDS.items():
         if counts[kind]:
             parts.append(plural(counts[kind], noun) + (" (fairseq style)" if kind == "text" else ""))
-            package, label = OPTIONAL.get(fmt, (None, None))
+            package, label = importers[kind].package, importers[kind].label
             if package and not importlib.util.find_spec(package):
                 missing.append(label)
     found = ", ".join(parts[:-1]) + " and " + parts[-1] if len(parts) > 1 else parts[0]

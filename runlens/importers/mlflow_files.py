@@ -4,6 +4,10 @@ Layout: `<store>/<experiment id>/meta.yaml` names the experiment; each run is a 
 `<run id>/meta.yaml` (start_time, end_time, status as a number or a name), `metrics/<key>` (one
 line per point: `timestamp value step`, times in Unix milliseconds), `params/<key>` and
 `tags/<key>` (the value is the file's text; a key with `/` is a sub-folder), `artifacts/`.
+
+Its importer (IMPORTER) claims one source per run folder, and takes from the importers after it
+the TensorBoard logs among a run's artifacts (what an autologged training wrote there): the run
+covers them, with MLflow's times.
 """
 
 from __future__ import annotations
@@ -14,12 +18,17 @@ from pathlib import Path
 
 import yaml
 
-from . import scalars
-from .common import Reject, display_path, us_from_millis
+from . import mlflow_runs, scalars
+from .common import Options, Outcome, Reject, display_path, us_from_millis
+from .importer import Claim, Claimed, Claims, Importer, Source, Walk
 from .mlflow_runs import FORMAT, MlflowRun, normalise_status
 
 RUN_PARTS = ("metrics", "params", "tags", "artifacts")
 RUN_NAME = re.compile(r"^[0-9a-f]{32}$")
+COVERED = (
+    "{taken}: TensorBoard logs among the artifacts of MLflow run {owner}: that run covers them (its times "
+    "come from MLflow); --format tensorboard imports them alone"
+)
 
 
 def looks_like_run(folder: Path) -> bool:
@@ -184,3 +193,30 @@ def find_run_folders(root: Path) -> list[Path]:
 def _sibling_runs(folder: Path) -> bool:
     """A run-looking folder in an experiment folder that lost its meta.yaml: its name is an id."""
     return RUN_NAME.match(folder.name) is not None
+
+
+# ---------------------------------------------------------------------------------------------
+# the importer
+
+
+def claim(walk: Walk, claimed: Claimed, options: Options, explicit: bool) -> Claims:
+    """One source per run folder below a folder PATH; each takes the TensorBoard runs below it."""
+    if not walk.path.is_dir():
+        return Claims()
+    folders = find_run_folders(walk.path)
+    sources = [Source(IMPORTER, folder, walk.base, [folder / "meta.yaml"]) for folder in folders]
+    taken = [Claim(folder, frozenset({"tensorboard"}), COVERED, of="runs") for folder in folders]
+    return Claims(sources, taken)
+
+
+def read(source: Source, options: Options) -> Outcome:
+    """The run of one run folder, with its experiment's reject (a deleted experiment's run is deleted)."""
+    name, experiment_id, deleted, reject = experiment_of(source.path)
+    mlrun, rejects = read_run(source.path, name, experiment_id)
+    if mlrun is not None and deleted:
+        mlrun.status = "DELETED"
+    before = [reject] if reject is not None else []
+    return mlflow_runs.import_runs([mlrun] if mlrun is not None else [], before + rejects, options)
+
+
+IMPORTER = Importer(FORMAT, "mlflow_file", "MLflow", None, claim, read)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from . import scalars
 from .checkpoints import find_checkpoints
-from .common import UNSPECIFIED_TASK, Options, Outcome, Run, display_path, format_ts, us_from_millis
+from .common import UNSPECIFIED_TASK, Options, Outcome, Reject, Run, display_path, format_ts, us_from_millis
 
 FORMAT = "mlflow"
 STATUS_BY_NUMBER = {1: "RUNNING", 2: "SCHEDULED", 3: "FINISHED", 4: "FAILED", 5: "KILLED"}
@@ -142,4 +142,15 @@ def to_run(mlrun: MlflowRun, options: Options, run_id: str) -> Outcome:
             f"last heard from at {format_ts(last_heard)}"
         )
     outcome.runs.append(run)
+    return outcome
+
+
+def import_runs(mlruns: list[MlflowRun], rejects: list[Reject], options: Options) -> Outcome:
+    """The runs one store gave (a deleted run is left out, with a note), after its rejects."""
+    outcome = Outcome(rejects=list(rejects))
+    for mlrun in mlruns:
+        if mlrun.status == "DELETED":
+            outcome.notes.append(f"MLflow run {mlrun.run_uuid} ({mlrun.source_path}) is deleted: not imported")
+            continue
+        outcome.extend(to_run(mlrun, options, run_id_for(mlrun)))
     return outcome

@@ -4,6 +4,9 @@ The database is opened read-only. The tables read are MLflow's own: `experiments
 (experiment_id, name, lifecycle_stage), `runs` (run_uuid, name, status, start_time, end_time,
 lifecycle_stage, experiment_id, artifact_uri), `params`, `tags` (key, value, run_uuid) and
 `metrics` (key, value, timestamp, step, run_uuid); times are Unix milliseconds.
+
+Its importer (IMPORTER) claims each database below a PATH that looks like MLflow's, and a
+database given as the PATH itself with --format mlflow.
 """
 
 from __future__ import annotations
@@ -12,12 +15,14 @@ import sqlite3
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
-from . import scalars
-from .common import Reject, display_path, us_from_millis
+from . import mlflow_runs, scalars
+from .common import Options, Outcome, Reject, display_path, us_from_millis
+from .importer import Claimed, Claims, Importer, Source, Walk
 from .mlflow_runs import FORMAT, MlflowRun, normalise_status
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 NEEDED_TABLES = {"experiments", "runs", "metrics", "params", "tags"}
+SUFFIXES = (".db", ".sqlite", ".sqlite3")
 
 
 def is_sqlite(path: Path) -> bool:
@@ -131,3 +136,24 @@ def _key_values(connection: sqlite3.Connection, table: str) -> dict[str, dict[st
     for key, value, run_uuid in connection.execute(f"select key, value, run_uuid from {table} order by run_uuid, key"):
         values.setdefault(run_uuid, {})[key] = "" if value is None else str(value)
     return values
+
+
+# ---------------------------------------------------------------------------------------------
+# the importer
+
+
+def claim(walk: Walk, claimed: Claimed, options: Options, explicit: bool) -> Claims:
+    """Each database that looks like MLflow's; the PATH itself, when --format mlflow names it."""
+    sources = []
+    for path in walk.files:
+        if path.suffix in SUFFIXES and (explicit and path == walk.path or is_mlflow_store(path)):
+            sources.append(Source(IMPORTER, path, walk.base, [path]))
+    return Claims(sources)
+
+
+def read(source: Source, options: Options) -> Outcome:
+    mlruns, rejects = read_store(source.path)
+    return mlflow_runs.import_runs(mlruns, rejects, options)
+
+
+IMPORTER = Importer(FORMAT, "mlflow_sqlite", "MLflow", None, claim, read)

@@ -1,14 +1,14 @@
 """TensorBoard event files (`events.out.tfevents.*`) -> runs of contract events.
 
-One run per folder of event files, read with TensorBoard's own record reader, driven here directly
-so that a corrupt or truncated record is named. What each event is made of, and how exact it is:
+One run per folder of event files (which files those are, and which folder is a run:
+tensorboard_files.py), read with TensorBoard's own record reader, driven here directly so that a
+corrupt or truncated record is named. What each event is made of, and how exact it is:
 docs/importers.md, "TensorBoard".
 """
 
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 
 import yaml
@@ -23,8 +23,6 @@ from .checkpoints import checkpoints_in_run
 from .common import UNSPECIFIED_TASK, Options, Outcome, Reject, Run, display_path, us_from_seconds
 
 FORMAT = "tensorboard"
-EVENT_FILE = re.compile(r"(^|\.)events\.out\.tfevents\.")
-KERAS_SPLITS = ("train", "validation")
 START_REASON = "run_start taken from the first TensorBoard event (the writer's creation): set-up before it is not seen"
 RESUME_REASON = (
     "run_start of a resumed session taken from the first event of a later TensorBoard file whose steps went back "
@@ -32,18 +30,6 @@ RESUME_REASON = (
 )
 END_REASON = "run_end taken from the last TensorBoard event: work after the last logged scalar is not seen"
 NO_STATUS = "; TensorBoard records no run status, so the run is taken as completed"
-
-
-def is_event_file(path: Path) -> bool:
-    return bool(EVENT_FILE.search(path.name)) and path.is_file()
-
-
-def run_folder(event_file: Path) -> Path:
-    """The folder that is one run: the file's folder, or its parent for Keras' train/validation."""
-    folder = event_file.parent
-    if folder.name in KERAS_SPLITS:
-        return folder.parent
-    return folder
 
 
 class FileRead:

@@ -4,6 +4,9 @@ Each line that starts with a timestamp is read, and named patterns (each replace
 `--text-pattern NAME=REGEX`) pick the markers out of it. The patterns and their fairseq defaults,
 the config dump, the restarts, the profiles of where the time went (text_log_profiles.py) and the time
 zone: docs/importers.md, "Text logs".
+
+Its importer (IMPORTER) claims each file that looks like such a log (a file PATH given with
+--format text, whatever it looks like), but for those an earlier importer took.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from .common import UNSPECIFIED_TASK, Options, Outcome, Reject, Run, display_path, format_ts
 from .config_dump import ConfigDump, parse_config_dump
+from .importer import Claimed, Claims, Importer, Source, Walk
 from .text_log_profiles import TRAIN_SECTION, ProcessProfiles
 
 FORMAT = "text"
@@ -270,3 +274,27 @@ def _add_profiles(
         if zone_note:
             approximation.append(zone_note)
         run.add("profile", taken.ts_us, shown, "; ".join(approximation), **fields)
+
+
+# ---------------------------------------------------------------------------------------------
+# the importer
+
+
+def claim(walk: Walk, claimed: Claimed, options: Options, explicit: bool) -> Claims:
+    """One source per log file, but for those an earlier importer took."""
+    claims = Claims()
+    for path in walk.files:
+        if explicit and walk.path.is_file() or looks_like_log(path, options):
+            owner = claimed.owner(path, FORMAT)
+            if owner is not None:
+                claims.notes.append(owner.said_of(path))
+            else:
+                claims.sources.append(Source(IMPORTER, path, walk.base, [path]))
+    return claims
+
+
+def read(source: Source, options: Options) -> Outcome:
+    return import_log(source.path, source.root, options)
+
+
+IMPORTER = Importer(FORMAT, "text", "text", None, claim, read)

@@ -8,6 +8,10 @@ resumed with the same id (`resume=`) gets one folder per session: the sessions o
 `config.yaml`, `wandb-metadata.json` (start time, host, GPUs) and `wandb-summary.json`; wandb 0.31
 keeps all of it in the stream too, so these are read only where the stream lacks them (older
 versions wrote the metadata to the file alone).
+
+W&B's importer (IMPORTER) claims one source per run id, and takes its run folders from the
+importers after it: the TensorBoard and text files in a run folder (`sync_tensorboard=True`, W&B's
+own debug logs) are that run's, whose times come from the record stream.
 """
 
 from __future__ import annotations
@@ -19,8 +23,15 @@ from pathlib import Path
 
 import yaml
 
+from .common import Options, Outcome
+from .importer import Claim, Claimed, Claims, Importer, Source, Walk
+
 RUN_FILE = re.compile(r"^run-(?P<id>[A-Za-z0-9_-]+)\.wandb$")
 RUN_FOLDER = re.compile(r"^(?:offline-)?run-\d{8}_\d{6}-(?P<id>[A-Za-z0-9_-]+)$")
+COVERED = (
+    "{taken}: among the files of W&B run folder {owner}: that run covers it (its times come from W&B's "
+    "record stream); --format tensorboard or text imports it alone"
+)
 
 
 def is_run_file(path: Path) -> bool:
@@ -136,3 +147,26 @@ def checkpoint_folders(run_file: Path, project: str, run_config: dict, root: str
             folders.append(path)
             deep.append(False)
     return folders, deep
+
+
+# ---------------------------------------------------------------------------------------------
+# the importer
+
+
+def claim(walk: Walk, claimed: Claimed, options: Options, explicit: bool) -> Claims:
+    """One source per run id (its sessions' run files); each run folder takes the TensorBoard and
+    text files in it."""
+    run_files = [path for path in walk.files if is_run_file(path)]
+    sources = [Source(IMPORTER, files[0], walk.base, files) for files in sessions_by_run(run_files).values()]
+    folders = dict.fromkeys(run_folder(path) for path in run_files)
+    taken = [Claim(folder, frozenset({"tensorboard", "text"}), COVERED) for folder in folders]
+    return Claims(sources, taken)
+
+
+def read(source: Source, options: Options) -> Outcome:
+    from . import wandb_runs  # W&B's protobuf: the importer extra
+
+    return wandb_runs.import_run(source.files, options)
+
+
+IMPORTER = Importer("wandb", "wandb", "W&B", "wandb", claim, read)
