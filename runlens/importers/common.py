@@ -19,7 +19,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 REJECTS_FILE = "_import_rejects.jsonl"
-EVENT_ORDER = {"run_start": 0, "train_start": 1, "checkpoint": 2, "epoch_end": 3, "run_end": 4, "profile": 5}
+EVENT_ORDER = {
+    "run_start": 0,
+    "train_start": 1,
+    "checkpoint": 2,
+    "epoch_end": 3,
+    "run_end": 4,
+    "profile": 5,
+    "sample": 6,  # a utilization sample (input_contract.md, "Utilization samples")
+}
 # Checked in this order; `reason` of a Reject is one of these.
 REJECT_REASONS = {
     "unreadable_event_file": "a TensorBoard event file that could not be opened or whose first record is unreadable",
