@@ -12,7 +12,8 @@ Writes, under data/sample/ (or --out), one JSON Lines file per run:
       the sample's as-of time (raw_logs/as_of.py SAMPLE_AS_OF, 2025-03-10T12:00:00Z): 8 completed,
       1 failed, 4 running at different markers (one resumed after a crash) and 1 stalled (silent
       for an hour after step_1000: past its stall threshold, short of its task's longest run, so
-      not abandoned); the runs of two tasks name their GPUs (`resources`). v3's incomplete run
+      not abandoned); the runs of two tasks name their GPUs (`resources`); every run carries
+      utilization samples of its GPUs and host every minute (v4_samples). v3's incomplete run
       went silent days before that as-of time: abandoned.
   zz-faults/mixed_faults.jsonl  CRLF, blank lines, lines of several reject reasons (one a
       likely typo of run_end), an other event (heartbeat) and an exact duplicate of a v3
@@ -320,13 +321,62 @@ def v4_run(rng: random.Random, task: str, k: int, fate, resources: dict | None) 
     return run
 
 
+# Utilization samples of the live collection (input_contract.md, "Utilization samples"), one tick
+# every V4_SAMPLE_EVERY_S from V4_SAMPLE_EVERY_S / 2 after each run_start to the session's last
+# event: every GPU (the run's resources.gpus, else V4_SAMPLED_GPUS, which the samples then show)
+# and the host. A GPU is V4_BUSY % busy while training, V4_START_UP % in a session's first
+# V4_START_UP_S (loading the data and the model) and V4_TAIL_BUSY % in the final tail after the
+# epoch end (writing outputs), each with Gaussian noise; nothing is sampled while a run is down or
+# stalled. Its own random stream per run, so the other figures of the sample do not move.
+V4_SAMPLE_EVERY_S = 60
+V4_SAMPLED_GPUS = 2
+V4_BUSY, V4_START_UP, V4_TAIL_BUSY = 87.0, 6.0, 9.0
+V4_START_UP_S = 8 * 60
+
+
+def v4_samples(seed: int, run: Run, resources: dict | None) -> None:
+    rng = random.Random(f"{seed}:{V4}:samples:{run.run_id}")
+    gpus = (resources or {}).get("gpus", V4_SAMPLED_GPUS)
+    events = sorted(run.events, key=lambda event: event["ts"])
+    sessions, current = [], None
+    for event in events:
+        if event["event"] == "run_start":
+            current = [event["ts"], event["ts"], None]
+            sessions.append(current)
+        current[1] = event["ts"]
+        if event["event"] == "epoch_end":
+            current[2] = event["ts"]
+    for started, last, epoch_end in sessions:
+        at = started + V4_SAMPLE_EVERY_S * 500
+        while at <= last:
+            if epoch_end is not None and at >= epoch_end:
+                base = V4_TAIL_BUSY
+            elif at - started < V4_START_UP_S * 1000:
+                base = V4_START_UP
+            else:
+                base = V4_BUSY
+            for gpu in range(gpus):
+                busy = min(max(round(base + rng.gauss(0, 3), 1), 0.0), 100.0)
+                measurements = {
+                    "gpu_utilization": busy,
+                    "gpu_memory_used": round(4000 + 560 * busy + rng.uniform(-200, 200)),
+                    "gpu_power": round(90 + 5.6 * busy, 1),
+                }
+                run.add("sample", at, gpu=gpu, measurements=measurements)
+            host = {"cpu_utilization": round(20 + rng.uniform(0, 10), 1), "process_memory_used": 18_000}
+            run.add("sample", at, measurements=host)
+            at += V4_SAMPLE_EVERY_S * 1000
+
+
 def v4_runs(seed: int) -> list[Run]:
     rng = random.Random(f"{seed}:{V4}")
-    return [
-        v4_run(rng, task, k, fate, resources)
-        for task, (resources, fates) in V4_TASKS.items()
-        for k, fate in enumerate(fates, start=1)
-    ]
+    runs = []
+    for task, (resources, fates) in V4_TASKS.items():
+        for k, fate in enumerate(fates, start=1):
+            run = v4_run(rng, task, k, fate, resources)
+            v4_samples(seed, run, resources)
+            runs.append(run)
+    return runs
 
 
 def run_lines(run: Run) -> list[str]:

@@ -1,5 +1,5 @@
 """The datasets the engine tests put in one raw folder (the bundled sample, the faulty fixture, the
-generated runs with ranks, the goodput fixture and the timeline fixture), and the kind of project copy
+generated runs with ranks, the goodput, timeline and utilization fixtures), and the kind of project copy
 they build in."""
 
 from __future__ import annotations
@@ -9,5 +9,13 @@ from pipeline import FAULTY, REPO, SAMPLE, Project
 RANKS = REPO / "tests" / "generated" / "ranks"
 GOODPUT = REPO / "tests" / "generated" / "goodput"
 TIMELINE = REPO / "tests" / "generated" / "timeline"
-DATASETS = {"sample": SAMPLE, "faulty": FAULTY, "ranks": RANKS, "goodput": GOODPUT, "timeline": TIMELINE}
+UTILIZATION = REPO / "tests" / "generated" / "utilization"
+DATASETS = {
+    "sample": SAMPLE,
+    "faulty": FAULTY,
+    "ranks": RANKS,
+    "goodput": GOODPUT,
+    "timeline": TIMELINE,
+    "utilization": UTILIZATION,
+}
 ENGINES_PROJECT = Project()

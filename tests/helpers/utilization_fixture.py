@@ -1,5 +1,6 @@
-"""A folder of logs with utilization samples whose figures tests/utilization/test_utilization_marts.py
-works out by hand (its docstring): every line is written here, at seconds from BASE."""
+"""The generated logs of utilization samples (issue 45) in tests/generated/utilization, whose figures
+tests/pipeline/test_utilization.py works out by hand (its docstring): every line is written here, at
+seconds from BASE. `python tests/helpers/utilization_fixture.py` writes the folder again."""
 
 from __future__ import annotations
 
@@ -29,16 +30,16 @@ def steady() -> list[str]:
     """2 GPUs (resources); gpu 0 at 90% and gpu 1 at 50% until 100 s, then 10% and 30%, both at
     100% from 200 s; a sample every 20 s from 0 to 200."""
     lines = [
-        line("steady", "run_start", 0, collection=COLLECTION, task="t1", resources={"gpus": 2}),
-        line("steady", "checkpoint", 100, step=1),
-        line("steady", "checkpoint", 200, step=2),
-        line("steady", "epoch_end", 200, epoch=0, step=2),
-        line("steady", "run_end", 220),
+        line("util-steady", "run_start", 0, collection=COLLECTION, task="t1", resources={"gpus": 2}),
+        line("util-steady", "checkpoint", 100, step=1),
+        line("util-steady", "checkpoint", 200, step=2),
+        line("util-steady", "epoch_end", 200, epoch=0, step=2),
+        line("util-steady", "run_end", 220),
     ]
     for at in range(0, 201, 20):
         first, second = (90, 50) if at < 100 else (10, 30) if at < 200 else (100, 100)
-        lines.append(sample("steady", at, {"gpu_utilization": first}, gpu=0))
-        lines.append(sample("steady", at, {"gpu_utilization": second}, gpu=1))
+        lines.append(sample("util-steady", at, {"gpu_utilization": first}, gpu=0))
+        lines.append(sample("util-steady", at, {"gpu_utilization": second}, gpu=1))
     return lines
 
 
@@ -47,28 +48,28 @@ def gaps() -> list[str]:
     in GiB and power in mW; a copy, samples outside the run and six bad samples."""
     gpu = {"gpu": 0, "host": "h1"}
     return [
-        line("gaps", "run_start", 0, collection=COLLECTION, task="t2"),
-        line("gaps", "checkpoint", 120, step=1),
-        line("gaps", "run_end", 120),
-        sample("gaps", -30, {"gpu_utilization": 0}, **gpu),  # before run_start: set aside
+        line("util-gaps", "run_start", 0, collection=COLLECTION, task="t2"),
+        line("util-gaps", "checkpoint", 120, step=1),
+        line("util-gaps", "run_end", 120),
+        sample("util-gaps", -30, {"gpu_utilization": 0}, **gpu),  # before run_start: set aside
         sample(
-            "gaps",
+            "util-gaps",
             0,
             {"gpu_utilization": 40, "gpu_memory_used": 2, "gpu_power": 200000},
             units={"gpu_memory_used": "GiB", "gpu_power": "mW"},
             **gpu,
         ),
-        sample("gaps", 10, {"gpu_utilization": 60, "gpu_memory_used": 2048}, **gpu),
-        sample("gaps", 10, {"gpu_utilization": 60, "gpu_memory_used": 2048}, **gpu),  # a copy
-        sample("gaps", 100, {"gpu_utilization": 100}, **gpu),
-        sample("gaps", 170, {"gpu_utilization": 5}, **gpu),  # 50 s after the end: within the grace
-        sample("gaps", 181, {"gpu_utilization": 5}, **gpu),  # 61 s after: set aside
-        sample("gaps", 20, {"gpu_utilization": 50}, gpu=-1),
-        sample("gaps", 20, {"gpu_memory_used": 5}, units={"gpu_memory_used": "furlong"}, **gpu),
-        sample("gaps", 20, {"cpu_utilization": 20}, **gpu),
-        sample("gaps", 20, {"tensor_core_activity": 1}, **gpu),
-        sample("gaps", 20, {"gpu_utilization": 101}, **gpu),
-        sample("gaps", 20, [1], **gpu),
+        sample("util-gaps", 10, {"gpu_utilization": 60, "gpu_memory_used": 2048}, **gpu),
+        sample("util-gaps", 10, {"gpu_utilization": 60, "gpu_memory_used": 2048}, **gpu),  # a copy
+        sample("util-gaps", 100, {"gpu_utilization": 100}, **gpu),
+        sample("util-gaps", 170, {"gpu_utilization": 5}, **gpu),  # 50 s after the end: within the grace
+        sample("util-gaps", 181, {"gpu_utilization": 5}, **gpu),  # 61 s after: set aside
+        sample("util-gaps", 20, {"gpu_utilization": 50}, gpu=-1),
+        sample("util-gaps", 20, {"gpu_memory_used": 5}, units={"gpu_memory_used": "furlong"}, **gpu),
+        sample("util-gaps", 20, {"cpu_utilization": 20}, **gpu),
+        sample("util-gaps", 20, {"tensor_core_activity": 1}, **gpu),
+        sample("util-gaps", 20, {"gpu_utilization": 101}, **gpu),
+        sample("util-gaps", 20, [1], **gpu),
     ]
 
 
@@ -76,16 +77,18 @@ def restart() -> list[str]:
     """1 GPU (resources); a crash after the checkpoint at 60 s and a restart at 160 s; 50% before
     the crash, 0% while it was down, 80% after the restart."""
     lines = [
-        line("restart", "run_start", 0, collection=COLLECTION, task="t1", resources={"gpus": 1}),
-        line("restart", "checkpoint", 60, step=1),
-        line("restart", "run_start", 160, collection=COLLECTION, task="t1", resources={"gpus": 1}),
-        line("restart", "checkpoint", 220, step=2),
-        line("restart", "run_end", 220),
+        line("util-restart", "run_start", 0, collection=COLLECTION, task="t1", resources={"gpus": 1}),
+        line("util-restart", "checkpoint", 60, step=1),
+        line("util-restart", "run_start", 160, collection=COLLECTION, task="t1", resources={"gpus": 1}),
+        line("util-restart", "checkpoint", 220, step=2),
+        line("util-restart", "run_end", 220),
     ]
     for at, value in ((0, 50), (20, 50), (40, 50), (60, 0), (80, 0), (160, 80), (180, 80), (200, 80)):
-        lines.append(sample("restart", at, {"gpu_utilization": value}, gpu=0))
+        lines.append(sample("util-restart", at, {"gpu_utilization": value}, gpu=0))
     lines.append(
-        sample("restart", 30, {"cpu_utilization": 25, "process_memory_used": 3}, units={"process_memory_used": "GiB"})
+        sample(
+            "util-restart", 30, {"cpu_utilization": 25, "process_memory_used": 3}, units={"process_memory_used": "GiB"}
+        )
     )
     return lines
 
@@ -93,17 +96,24 @@ def restart() -> list[str]:
 def unsampled() -> list[str]:
     """A run without samples."""
     return [
-        line("unsampled", "run_start", 0, collection=COLLECTION, task="t1", resources={"gpus": 4}),
-        line("unsampled", "checkpoint", 100, step=1),
-        line("unsampled", "run_end", 100),
+        line("util-unsampled", "run_start", 0, collection=COLLECTION, task="t1", resources={"gpus": 4}),
+        line("util-unsampled", "checkpoint", 100, step=1),
+        line("util-unsampled", "run_end", 100),
     ]
 
 
-def write(folder: Path) -> Path:
+FOLDER = Path(__file__).parents[1] / "generated" / "utilization"
+
+
+def write(folder: Path = FOLDER) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     for name, lines in (("steady", steady()), ("gaps", gaps()), ("restart", restart()), ("unsampled", unsampled())):
-        (folder / f"{name}.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+        (folder / f"util-{name}.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
     (folder / COLLECTIONS_FILE).write_text(
         f"collection,title,baseline_collection,design_url,results_url\n{COLLECTION},Utilization,,,\n", encoding="utf-8"
     )
     return folder
+
+
+if __name__ == "__main__":
+    write()

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import statistics
-from datetime import UTC
+from datetime import UTC, timedelta
 
 import pytest
 from conftest import SAMPLE
@@ -18,6 +18,7 @@ from oracle import (
     live_runs,
     oracle_parts,
     oracle_throughput,
+    parse_ts,
     percentile,
     read_events,
     runs_from,
@@ -54,7 +55,7 @@ def rows(sample_db, number: int) -> list[tuple]:
 
 
 def test_the_guide_has_its_questions():
-    assert len(QUESTIONS) == 24
+    assert len(QUESTIONS) == 26
     assert all(question.sql.strip().startswith("select") for question in QUESTIONS)
 
 
@@ -459,3 +460,98 @@ def test_24_what_each_interval_spent_its_time_on(sample_db):
     )
     assert len(runs) == 24
     assert rows(sample_db, 24) == expected
+
+
+def v4_utilization_by_interval() -> list[tuple[str, str, float, float | None, int, int]]:
+    """Every v4 interval from the raw lines alone, as def_utilization says: (run, kind, GPU-seconds held,
+    utilization-weighted GPU-seconds or None when not measured, samples inside, GPUs sampled).
+    A sample stands for its GPU until the GPU's next sample, at most 60 s later; an interval's active
+    time ends at the crashed session's last event before a restart; it is measured with at least 2
+    samples per sampled GPU inside it; its GPUs are resources.gpus, else the GPUs its samples name."""
+    samples: dict[str, dict[int, list[tuple]]] = {}
+    for path in sorted((SAMPLE / "from-entangled-v2__continuous-v4-live").glob("*.jsonl")):
+        for raw in path.read_text(encoding="utf-8").splitlines():
+            doc = json.loads(raw)
+            if doc["event"] == "sample" and "gpu" in doc:
+                at = parse_ts(doc["ts"])
+                samples.setdefault(doc["run_id"], {}).setdefault(doc["gpu"], []).append(
+                    (at, doc["measurements"]["gpu_utilization"])
+                )
+    spans: dict[str, list[tuple]] = {}
+    for run_id, gpus in samples.items():
+        for points in gpus.values():
+            points.sort()
+            for (at, value), following in zip(points, [*points[1:], None], strict=True):
+                until = at + timedelta(seconds=60)
+                if following is not None and following[0] < until:
+                    until = following[0]
+                spans.setdefault(run_id, []).append((at, until, value))
+    found = []
+    for line in LINES.values():
+        if line.collection != V4:
+            continue
+        sampled = len(samples[line.run_id])
+        gpus = line.gpus if line.gpus is not None else sampled
+        kinds = [event for event, _, _, _ in line.markers]
+        for (first, _, start, _), (second, _, end, _) in zip(line.markers, line.markers[1:], strict=False):
+            active_end = line.down.get(end, end) if second == "run_start" else end
+            kind = f"{first} -> {second}" if second != "run_start" else "... -> run_start"
+            inside = sum(1 for at, _, _ in spans[line.run_id] if start <= at < active_end)
+            weighted = covered = 0.0
+            for at, until, value in spans[line.run_id]:
+                overlap = (min(until, active_end) - max(at, start)).total_seconds()
+                if overlap > 0:
+                    weighted += value * overlap
+                    covered += overlap
+            seconds = max((active_end - start).total_seconds(), 0.0) * gpus
+            measured = inside >= 2 * sampled and covered > 0
+            found.append((line.run_id, kind, seconds, weighted / covered * seconds if measured else None, line.task))
+        assert kinds[0] == "run_start"
+    return found
+
+
+def test_25_and_26_idle_gpu_hours_by_kind_of_interval_and_task(sample_db):
+    """The rollups weight each measured interval's mean by its GPU-hours, so a group's utilization is
+    the sum of mean x GPU-hours over its measured GPU-hours, and its idle GPU-hours the measured
+    GPU-hours less that sum."""
+    intervals = v4_utilization_by_interval()
+
+    def rollup(key_of):
+        groups: dict[str, list] = {}
+        for row in intervals:
+            groups.setdefault(key_of(row), []).append(row)
+        out = {}
+        for key, members in groups.items():
+            held = sum(row[2] for row in members) / 3600
+            measured = sum(row[2] for row in members if row[3] is not None) / 3600
+            busy = sum(row[3] for row in members if row[3] is not None) / 3600
+            out[key] = (len({row[0] for row in members}), held, measured, busy)
+        return out
+
+    kinds = rollup(lambda row: row[1])
+    total_idle = sum(measured - busy for _, _, measured, busy in kinds.values())
+    expected_kinds = sorted(
+        (
+            (
+                kind,
+                runs,
+                round(held, 2),
+                round(100 * busy / measured, 1),
+                round(measured - busy, 2),
+                round((measured - busy) / total_idle, 3),
+            )
+            for kind, (runs, held, measured, busy) in kinds.items()
+            if held > 0
+        ),
+        key=lambda row: -row[4],
+    )
+    assert rows(sample_db, 25) == expected_kinds
+    tasks = rollup(lambda row: row[4])
+    expected_tasks = sorted(
+        (
+            (task, runs, round(measured, 1), round(100 * busy / measured, 1), round(measured - busy, 1))
+            for task, (runs, held, measured, busy) in tasks.items()
+        ),
+        key=lambda row: -row[4],
+    )
+    assert rows(sample_db, 26) == expected_tasks

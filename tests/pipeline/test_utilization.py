@@ -35,10 +35,13 @@ collection util: measured 1/9 + 1/30 + 1/30 = 8/45 GPU-hours, idle 11/180 + 1/90
 
 from __future__ import annotations
 
+import shutil
+
 import duckdb
 import pytest
 import utilization_fixture
 from conftest import PROJECT
+from mart_snapshots import bump_mtime, snapshot
 from page_figures import clashes
 from pipeline import DATABASE, build
 from prebuilt import Prebuilds, prebuilt
@@ -50,8 +53,7 @@ from runlens.report.render import render_reports
 def utilization_build(builds: Prebuilds):
     """The marts over the utilization fixture."""
     root = builds.mktemp("utilization")
-    raw = utilization_fixture.write(root / "raw")
-    build(PROJECT, raw, root / "db" / DATABASE)
+    build(PROJECT, utilization_fixture.FOLDER, root / "db" / DATABASE)
     return root / "db" / DATABASE
 
 
@@ -77,18 +79,18 @@ def intervals(marts, run_id: str) -> dict[str, tuple]:
 
 
 def test_each_interval_is_the_time_weighted_mean_of_its_held_samples(marts):
-    steady = intervals(marts, "steady")
+    steady = intervals(marts, "util-steady")
     assert steady["run_start -> step_1"] == pytest.approx((100, 2, "resources", 10, True, 1.0, 70, 1 / 18, 1 / 60))
     assert steady["step_1 -> step_2"] == pytest.approx((100, 2, "resources", 10, True, 1.0, 20, 1 / 18, 2 / 45))
     active, *_, measured, coverage, mean, gpu_hours, idle = steady["epoch_end -> run_end"]
     assert (active, measured, coverage, mean, idle) == (20, False, 1.0, None, None)
     assert gpu_hours == pytest.approx(20 * 2 / 3600)
-    gaps = intervals(marts, "gaps")
+    gaps = intervals(marts, "util-gaps")
     assert gaps["run_start -> step_1"] == pytest.approx((120, 1, "samples", 3, True, 0.75, 6000 / 90, 1 / 30, 1 / 90))
 
 
 def test_downtime_is_never_gpu_time(marts):
-    restart = intervals(marts, "restart")
+    restart = intervals(marts, "util-restart")
     assert restart["run_start -> step_1"] == pytest.approx((60, 1, "resources", 3, True, 1.0, 50, 1 / 60, 1 / 120))
     active, _, _, samples, measured, _, mean, gpu_hours, idle = restart["step_1 -> run_start"]
     assert (active, samples, measured, mean, gpu_hours, idle) == (0, 0, False, None, 0, None)
@@ -99,7 +101,7 @@ def test_memory_and_power_are_read_in_their_units(marts):
     ((memory, power),) = one(
         marts,
         "select mean_gpu_memory_used_mib, mean_gpu_power_watts from fct_run_interval_utilization"
-        " where run_id = 'gaps' and interval_index = 1",
+        " where run_id = 'util-gaps' and interval_index = 1",
     )
     assert (memory, power) == pytest.approx((2048, 200))
 
@@ -111,18 +113,18 @@ def test_per_run(marts):
         " gpu_hours, measured_gpu_hours, mean_gpu_utilization_pct, idle_gpu_hours, peak_process_memory_used_mib"
         " from fct_run_utilization order by run_id",
     )
-    assert [row[0] for row in rows] == ["gaps", "restart", "steady"]  # unsampled has no row
+    assert [row[0] for row in rows] == ["util-gaps", "util-restart", "util-steady"]  # unsampled has no row
     got = {row[0]: row[1:] for row in rows}
-    assert got["steady"] == pytest.approx((22, 22, 0, 0, 0, 2, 11 / 90, 1 / 9, 45, 11 / 180, None))
-    assert got["gaps"] == pytest.approx((6, 6, 0, 1, 1, 1, 1 / 30, 1 / 30, 200 / 3, 1 / 90, None))
-    assert got["restart"] == pytest.approx((9, 8, 1, 0, 0, 1, 1 / 30, 1 / 30, 65, 7 / 600, 3072))
+    assert got["util-steady"] == pytest.approx((22, 22, 0, 0, 0, 2, 11 / 90, 1 / 9, 45, 11 / 180, None))
+    assert got["util-gaps"] == pytest.approx((6, 6, 0, 1, 1, 1, 1 / 30, 1 / 30, 200 / 3, 1 / 90, None))
+    assert got["util-restart"] == pytest.approx((9, 8, 1, 0, 0, 1, 1 / 30, 1 / 30, 65, 7 / 600, 3072))
 
 
 def test_a_run_without_samples_has_null_never_zero(marts):
     rows = one(
         marts,
         "select gpus, gpu_hours, is_measured, mean_gpu_utilization_pct, idle_gpu_hours, sample_coverage"
-        " from fct_run_interval_utilization where run_id = 'unsampled'",
+        " from fct_run_interval_utilization where run_id = 'util-unsampled'",
     )
     assert rows == [(None, None, False, None, None, None)] * 2  # run_start -> step_1, step_1 -> run_end
 
@@ -164,7 +166,7 @@ def test_bad_samples_are_rejected_with_the_rule_they_break(marts):
     rows = one(
         marts,
         "select reject_reason, reject_detail from fct_rejected_lines"
-        " where file_path = 'gaps.jsonl' order by line_number",
+        " where file_path = 'util-gaps.jsonl' order by line_number",
     )
     assert rows == [
         ("bad_sample", "gpu is not an integer >= 0"),
@@ -185,15 +187,22 @@ def test_every_sample_line_is_accounted_for(marts):
     assert one(
         marts,
         "select lines_read, accepted, samples, duplicates, rejected from agg_file_data_quality"
-        " where file_path = 'gaps.jsonl'",
+        " where file_path = 'util-gaps.jsonl'",
     ) == [(16, 9, 6, 1, 6)]
 
 
 def test_samples_move_no_other_figure(marts):
     # the runs' wall time and intervals are those of their markers alone: no sample is an event
     rows = one(marts, "select run_id, wall_seconds from fct_runs order by run_id")
-    assert rows == [("gaps", 120), ("restart", 220), ("steady", 220), ("unsampled", 100)]
+    assert rows == [("util-gaps", 120), ("util-restart", 220), ("util-steady", 220), ("util-unsampled", 100)]
     assert one(marts, "select count(*) from fct_events where event_type = 'sample'") == [(0,)]
+
+
+def test_the_committed_fixture_is_what_its_generator_writes(tmp_path):
+    utilization_fixture.write(tmp_path)
+    for path in sorted(utilization_fixture.FOLDER.iterdir()):
+        assert (tmp_path / path.name).read_bytes() == path.read_bytes(), path.name
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(p.name for p in utilization_fixture.FOLDER.iterdir())
 
 
 def test_the_page_says_how_busy_the_gpus_were_and_where_the_idle_gpu_hours_went(utilization_build, tmp_path):
@@ -213,3 +222,41 @@ def test_the_page_says_how_busy_the_gpus_were_and_where_the_idle_gpu_hours_went(
     assert "accepted events: 53 (37 of them utilization samples)" in page  # 22 + 6 + 9 samples
     assert "GPU utilization (no run carries" not in page
     assert clashes(page) == []
+
+
+def test_a_growing_file_of_samples_refreshes_as_a_fresh_build_would(tmp_path):
+    """A live run's file grows (more samples, a checkpoint): the incremental refresh gives the same
+    marts as a full build of the grown folder (mart_snapshots.snapshot: every mart, computed_at
+    aside), and the run's utilization so far: 2 GPUs at 60% for its first 60 s, then 90% up to the
+    checkpoint at 120 s: (60 * 60 + 90 * 60) / 120 = 75%, idle 120 * 2 / 3600 * 0.25 = 1/60."""
+    raw = tmp_path / "raw"
+    shutil.copytree(utilization_fixture.FOLDER, raw)
+    live = raw / "util-live.jsonl"
+    first = [utilization_fixture.line("util-live", "run_start", 0, collection="util", task="t1")]
+    first += [
+        utilization_fixture.sample("util-live", at, {"gpu_utilization": 60}, gpu=gpu)
+        for at in (0, 20, 40)
+        for gpu in (0, 1)
+    ]
+    live.write_text("\n".join(first) + "\n", encoding="utf-8")
+    incremental = tmp_path / "incremental" / DATABASE
+    build(PROJECT, raw, incremental)
+    more = [
+        utilization_fixture.sample("util-live", at, {"gpu_utilization": 90}, gpu=gpu)
+        for at in (60, 80, 100)
+        for gpu in (0, 1)
+    ]
+    more.append(utilization_fixture.line("util-live", "checkpoint", 120, step=1))
+    with live.open("a", encoding="utf-8") as handle:
+        handle.write("\n".join(more) + "\n")
+    bump_mtime(live)
+    build(PROJECT, raw, incremental)
+    full = tmp_path / "full" / DATABASE
+    build(PROJECT, raw, full)
+    assert snapshot(incremental) == snapshot(full)
+    with duckdb.connect(str(incremental), read_only=True) as marts:
+        row = marts.execute(
+            "select mean_gpu_utilization_pct, idle_gpu_hours from fct_run_interval_utilization"
+            " where run_id = 'util-live' and interval_index = 1"
+        ).fetchone()
+    assert row == pytest.approx((75, 1 / 60))
