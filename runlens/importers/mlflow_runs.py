@@ -12,6 +12,7 @@ from pathlib import Path
 from . import scalars
 from .checkpoints import find_checkpoints
 from .common import UNSPECIFIED_TASK, Options, Outcome, Reject, Run, display_path, format_ts, us_from_millis
+from .system_metrics import Samples, is_mlflow_system, mlflow_measure
 
 FORMAT = "mlflow"
 STATUS_BY_NUMBER = {1: "RUNNING", 2: "SCHEDULED", 3: "FINISHED", 4: "FAILED", 5: "KILLED"}
@@ -79,12 +80,34 @@ def run_id_for(run: MlflowRun) -> str:
     return f"{run.name}-{run.run_uuid[:8]}" if run.name else run.run_uuid
 
 
+def _training_metrics(mlrun: MlflowRun) -> scalars.Series:
+    """The metrics markers are read from: all but the system metrics (`system/...`), whose step
+    counts samples, not training steps."""
+    return {key: points for key, points in mlrun.metrics.items() if not is_mlflow_system(key)}
+
+
+def _add_samples(run: Run, mlrun: MlflowRun) -> None:
+    """The system metrics that are utilization measurements as sample lines at their timestamps:
+    the metrics MLflow logged together (one timestamp) for one device are one line."""
+    samples = Samples()
+    for key, points in mlrun.metrics.items():
+        measure = mlflow_measure(key)
+        if measure is not None:
+            for point in points:
+                # the file store keeps a metric per file: a sample comes from their folder
+                same = point.source_path == mlrun.source_path
+                source = point.source_path if same else str(Path(point.source_path).parent)
+                samples.add(point.ts_us, source, measure, point.value)
+    samples.write(run)
+
+
 def to_run(mlrun: MlflowRun, options: Options, run_id: str) -> Outcome:
     outcome = Outcome()
     status = mlrun.status
     task, task_source = _task(mlrun, options)
     hint = "keras" if mlrun.tags.get("mlflow.autologging", "").lower() in KERAS_AUTOLOG else None
-    style = scalars.detect_style(mlrun.metrics, options.epoch_metric, hint)
+    metrics = _training_metrics(mlrun)
+    style = scalars.detect_style(metrics, options.epoch_metric, hint)
     all_points = [p for points in mlrun.metrics.values() for p in points]
     times = [p.ts_us for p in all_points]
     times += [us_from_millis(t) for t in (mlrun.start_ms, mlrun.end_ms) if t is not None]
@@ -111,7 +134,7 @@ def to_run(mlrun: MlflowRun, options: Options, run_id: str) -> Outcome:
         run.add("run_start", min(times), mlrun.source_path, "run_start taken from the first metric: no start_time")
 
     start_us = us_from_millis(mlrun.start_ms) if mlrun.start_ms is not None else min(times)
-    began = scalars.training_start(mlrun.metrics, style, options.eval_pattern, (start_us, None))
+    began = scalars.training_start(metrics, style, options.eval_pattern, (start_us, None))
     if began is not None:
         run.add("train_start", began.ts_us, began.source_path, began.reason)
 
@@ -119,15 +142,16 @@ def to_run(mlrun: MlflowRun, options: Options, run_id: str) -> Outcome:
     for found in artifacts:
         run.add("checkpoint", found.mtime_us, display_path(found.path), ARTIFACT_REASON, step=found.step)
     if not artifacts:
-        for marker in scalars.eval_checkpoints(mlrun.metrics, style, options.eval_pattern, _save_every(mlrun, options)):
+        for marker in scalars.eval_checkpoints(metrics, style, options.eval_pattern, _save_every(mlrun, options)):
             run.add("checkpoint", marker.ts_us, marker.source_path, marker.reason, step=marker.step)
 
     finished = status == "FINISHED"
-    for marker in scalars.epoch_ends(mlrun.metrics, style, options.eval_pattern, options.epoch_metric, finished):
+    for marker in scalars.epoch_ends(metrics, style, options.eval_pattern, options.epoch_metric, finished):
         fields = {"epoch": marker.epoch}
         if marker.step is not None:
             fields["step"] = marker.step
         run.add("epoch_end", marker.ts_us, marker.source_path, marker.reason, **fields)
+    _add_samples(run, mlrun)
 
     if status in ENDED:
         if mlrun.end_ms is not None:

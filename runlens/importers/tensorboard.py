@@ -21,6 +21,7 @@ from tensorboard.util import tensor_util
 from . import scalars
 from .checkpoints import checkpoints_in_run
 from .common import UNSPECIFIED_TASK, Options, Outcome, Reject, Run, display_path, us_from_seconds
+from .system_metrics import Samples, device_stats_samples, is_device_stats
 
 FORMAT = "tensorboard"
 START_REASON = "run_start taken from the first TensorBoard event (the writer's creation): set-up before it is not seen"
@@ -206,6 +207,8 @@ def import_run(folder: Path, files: list[Path], root: Path, options: Options) ->
             series.setdefault(tag, []).extend(points)
         texts.update({k: v for k, v in read.texts.items() if k not in texts})
     config, args = _config(folder, texts)
+    device_stats = {tag: points for tag, points in series.items() if is_device_stats(tag)}
+    series = {tag: points for tag, points in series.items() if tag not in device_stats}  # markers: training scalars
     style = scalars.detect_style(series, options.epoch_metric)
 
     root_name = Path(display_path(root)).resolve().name or "tensorboard"
@@ -275,5 +278,8 @@ def import_run(folder: Path, files: list[Path], root: Path, options: Options) ->
     else:
         end_reason += NO_STATUS
     run.add("run_end", end_us, end_source, end_reason, status="completed")
+    samples = Samples()
+    device_stats_samples(device_stats, samples)
+    samples.write(run)
     outcome.runs.append(run)
     return outcome

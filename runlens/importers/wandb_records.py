@@ -18,6 +18,7 @@ from wandb.proto import wandb_internal_pb2
 
 from .checkpoints import checkpoint_step
 from .common import us_from_seconds
+from .system_metrics import wandb_measure
 from .wandb_framing import Fault, RecordReader
 
 CHECKPOINT_TYPES = ("model", "checkpoint")
@@ -55,6 +56,7 @@ class Session:
     step_metric: str | None = None
     rows: list[tuple[int, dict]] = field(default_factory=list)  # (ts_us, numeric values) per history row
     artifacts: list[Artifact] = field(default_factory=list)
+    stats: list[tuple[int, dict[str, float]]] = field(default_factory=list)  # (ts_us, system metrics runlens reads)
     first_us: int | None = None  # the first and last time of any timed record
     last_us: int | None = None
     timed: int = 0
@@ -146,6 +148,8 @@ class _Reading:
             message = getattr(record, kind)
             if message.HasField("timestamp"):
                 self._timed(_us(message.timestamp))
+                if kind == "stats":
+                    self._stats(_us(message.timestamp), message)
 
     def _timed(self, us: int) -> None:
         s = self.s
@@ -155,6 +159,17 @@ class _Reading:
         for artifact in self.waiting:
             artifact.after_us = us
         self.waiting = []
+
+    def _stats(self, us: int, stats) -> None:
+        """The system metrics of one stats record that are utilization measurements (system_metrics.py)."""
+        values = {}
+        for item in stats.item:
+            if wandb_measure(item.key) is not None:
+                value = _number(item.value_json)
+                if value is not None:
+                    values[item.key] = value
+        if values:
+            self.s.stats.append((us, values))
 
     def _run(self, run) -> None:
         s = self.s

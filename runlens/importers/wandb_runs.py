@@ -12,6 +12,7 @@ from pathlib import Path
 from . import scalars, wandb_files
 from .checkpoints import CheckpointFile, checkpoints_in_run
 from .common import UNSPECIFIED_TASK, Options, Outcome, Reject, Run, display_path, format_ts, us_from_seconds
+from .system_metrics import Samples, wandb_measure
 from .wandb_records import Session, is_number, read_session
 
 FORMAT = "wandb"
@@ -293,6 +294,17 @@ def _add_train_starts(run: Run, sessions: list[Session], starts: dict, series, f
             run.add("train_start", began.ts_us, began.source_path, began.reason)
 
 
+def _add_samples(run: Run, sessions: list[Session]) -> None:
+    """Every stats record's utilization measurements as sample lines at the record's time: one per
+    GPU and one for the host (W&B writes a tick as two records, the system's, then the GPUs')."""
+    samples = Samples()
+    for session in sessions:
+        for ts_us, values in session.stats:
+            for key, value in values.items():
+                samples.add(ts_us, session.shown, wandb_measure(key), value)
+    samples.write(run)
+
+
 def import_run(files: list[Path], options: Options) -> Outcome:
     """Import the sessions (run files) of one W&B run id."""
     outcome = Outcome()
@@ -336,5 +348,6 @@ def import_run(files: list[Path], options: Options) -> Outcome:
         if marker.step is not None:
             fields["step"] = marker.step
         run.add("epoch_end", marker.ts_us, marker.source_path, marker.reason, **fields)
+    _add_samples(run, sessions)
     outcome.runs.append(run)
     return outcome
