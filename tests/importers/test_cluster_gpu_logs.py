@@ -33,13 +33,15 @@ no run holds it (samples_without_run).
 
 from __future__ import annotations
 
+import json
 import os
 from datetime import UTC, datetime, timedelta
 
 import duckdb
 import pytest
+import yaml
 from conftest import PROJECT
-from importer_fixtures import imported, of, rejects
+from importer_fixtures import imported, materialize, of, rejects
 from pipeline import DATABASE, build
 
 from runlens.cli import main
@@ -342,3 +344,62 @@ def test_a_log_in_several_runs_windows_waits_for_samples_run(tmp_path, capsys):
     message = capsys.readouterr().err.strip()
     assert message.startswith("runlens: --samples-run pair/c: no run of that id was imported or is in --out")
     assert len(of(imported(out)["pair/b"], "sample")) == 2  # nothing was written
+
+
+def test_a_log_among_an_mlflow_runs_artifacts_is_that_runs(tmp_path):
+    """The real Lightning training's fixture: an MLflow run folder and, of the same training, a
+    TensorBoard run; a nvidia-smi log among the MLflow run's artifacts, within the training's time,
+    lies in both runs' windows, but its folder says it is the MLflow run's."""
+    lightning = materialize("lightning", tmp_path)
+    metas = [yaml.safe_load(path.read_text()) | {"folder": path.parent} for path in lightning.rglob("meta.yaml")]
+    (meta,) = [meta for meta in metas if "run_id" in meta]  # the experiments' meta.yaml name no run
+    run_folder = meta["folder"]
+    middle = datetime.fromtimestamp((meta["start_time"] + meta["end_time"]) / 2000, UTC)
+    (run_folder / "artifacts").mkdir()
+    (run_folder / "artifacts" / "node1.nvidia-smi.csv").write_text(
+        "timestamp, index, utilization.gpu [%]\n"
+        f"{middle:%Y/%m/%d %H:%M:%S}.000, 0, 64 %\n"
+        f"{middle + timedelta(seconds=1):%Y/%m/%d %H:%M:%S}.000, 0, 66 %\n"
+    )
+    out = tmp_path / "out"
+    assert main(["import", str(lightning), "--out", str(out), "--timezone", "UTC", "--quiet"]) == 0
+    runs = imported(out)
+    (mlflow_run,) = [run_id for run_id, lines in runs.items() if lines[0]["source_format"] == "mlflow"]
+    assert [(line["gpu"], line["host"], line["measurements"]) for line in of(runs[mlflow_run], "sample")] == [
+        (0, "node1", {"gpu_utilization": 64}),
+        (0, "node1", {"gpu_utilization": 66}),
+    ]
+    assert all(not of(lines, "sample") for run_id, lines in runs.items() if run_id != mlflow_run)
+    assert not [r for r in rejects(out) if r["reason"] in ("samples_without_run", "samples_of_several_runs")]
+
+
+def test_a_host_that_differs_keeps_a_log_from_a_run(tmp_path):
+    """A run whose own samples name host node1 (runlens' writer wrote them) does not take a log of
+    node2 over the same time: that log is listed, the run whose window overlaps it named."""
+    out = tmp_path / "raw"
+    out.mkdir()
+    start = datetime(2021, 11, 3, 8, 0, tzinfo=UTC)
+    lines = [
+        {"run_id": "r1", "event": "run_start", "ts": f"{start:%Y-%m-%dT%H:%M:%SZ}", "collection": "c", "task": "t"},
+        {
+            "run_id": "r1",
+            "event": "sample",
+            "ts": f"{start:%Y-%m-%dT%H:%M:%SZ}",
+            "host": "node1",
+            "gpu": 0,
+            "measurements": {"gpu_utilization": 5},
+        },
+        {"run_id": "r1", "event": "run_end", "ts": f"{start + timedelta(minutes=10):%Y-%m-%dT%H:%M:%SZ}"},
+    ]
+    (out / "r1.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    row = f"{start + timedelta(minutes=1):%Y/%m/%d %H:%M:%S}.000, 0, 50 %"
+    (logs / "node2.nvidia-smi.csv").write_text(f"timestamp, index, utilization.gpu [%]\n{row}\n")
+    (logs / "node1.nvidia-smi.csv").write_text(f"timestamp, index, utilization.gpu [%]\n{row}\n")
+    assert main(["import", str(logs), "--out", str(out), "--timezone", "UTC", "--quiet"]) == 0
+    (listed,) = rejects(out)
+    assert (listed["source_path"], listed["reason"]) == (str(logs / "node2.nvidia-smi.csv"), "samples_without_run")
+    assert "on host node2" in listed["detail"]
+    # node1's log is r1's: its window holds it and the hosts agree
+    assert [line["host"] for line in of(imported(out)["r1"], "sample")] == ["node1", "node1"]
