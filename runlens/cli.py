@@ -60,7 +60,7 @@ COMMANDS = {
     "build": ("build the marts from the raw logs (crash-safe)", add_build_arguments, run_build),
     "report": ("render the Markdown reports from the marts", reporting.add_arguments, reporting.run),
     "import": (
-        "convert W&B, TensorBoard, MLflow or text logs into runlens logs",
+        "convert W&B, TensorBoard, MLflow, text or cluster GPU logs into runlens logs",
         importing.add_arguments,
         importing.run,
     ),

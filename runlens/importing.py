@@ -1,7 +1,7 @@
 """`runlens import`: convert existing training logs into runlens event logs, with no change to the
 training code.
 
-    runlens import PATH... --out RAW_DIR [--format auto|wandb|mlflow|tensorboard|text] [options]
+    runlens import PATH... --out RAW_DIR [--format auto|wandb|mlflow|tensorboard|text|nvidia_smi|dcgm] [options]
 
 What it reads and writes, the importer extra it needs and its exit status: docs/importers.md,
 "`runlens import` as a whole"; each importer's mapping, field by field, is in the same page.
@@ -34,6 +34,8 @@ FOUND_WORDS = {
     "wandb": "W&B run",
     "mlflow_file": "MLflow run",
     "mlflow_sqlite": "MLflow database",
+    "nvidia_smi": "nvidia-smi GPU log",
+    "dcgm": "DCGM exporter dump",
 }
 
 
@@ -82,6 +84,12 @@ def add_import_options(parser: argparse.ArgumentParser) -> None:
         metavar="NAME=REGEX",
         help=f"text logs: replace a line pattern ({', '.join(DEFAULT_PATTERNS)})",
     )
+    parser.add_argument(
+        "--samples-run",
+        metavar="RUN_ID",
+        help="cluster GPU logs (nvidia-smi CSV, DCGM dumps): the run their samples belong to "
+        "(default: the run whose folder holds the log, else the one whose time window holds its samples)",
+    )
     parser.add_argument("--quiet", action="store_true", help="only the summary line")
     parser.add_argument("--dry-run", action="store_true", help="list the sources found, write nothing")
 
@@ -122,6 +130,7 @@ def options_from(args: argparse.Namespace, parser: argparse.ArgumentParser) -> O
         checkpoint_every=args.checkpoint_every,
         timezone=args.timezone,
         text_patterns=text_patterns,
+        samples_run=args.samples_run,
     )
 
 
@@ -149,7 +158,7 @@ def import_logs(paths: list[Path], out: Path, fmt: str, options: Options, quiet:
         print(f"runlens: {error}", file=sys.stderr)
         return 2
     print(line, file=sys.stderr)
-    return 0 if outcome.runs or outcome.rejects else 1
+    return 0 if outcome.runs or outcome.rejects or outcome.sample_logs else 1
 
 
 def checked(args: argparse.Namespace, out: Path | None) -> int | None:

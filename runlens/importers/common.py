@@ -42,6 +42,14 @@ REJECT_REASONS = {
     "bad_timestamp": "a text log line whose timestamp matches the pattern but is no time (month 13, hour 25): not read",
     "checkpoint_outside_run": "a checkpoint file whose modification time lies outside its run (copied files?)",
     "empty_run": "a source with no timed event at all",
+    "bad_csv_row": "an nvidia-smi CSV row that does not parse (a field count other than the header's, a time or a "
+    "number that is none): the row is not read",
+    "bad_metric_line": "a DCGM exporter line that is no Prometheus text exposition, or whose value or timestamp is "
+    "no number, or a series given twice in one scrape: the line is not read",
+    "samples_without_run": "a cluster GPU log (nvidia-smi, DCGM) that no imported run's folder or time window holds: "
+    "its samples are not written (--samples-run RUN_ID names their run)",
+    "samples_of_several_runs": "a cluster GPU log whose samples lie in the time windows of several imported runs: "
+    "its samples are not written (--samples-run RUN_ID names their run)",
     "import_error": "the importer itself failed on this source (a bug: please report it); other sources go on",
 }
 
@@ -75,6 +83,7 @@ class Options:
     checkpoint_every: int | None = None  # save interval for eval-derived checkpoints; 0: none
     timezone: str | None = None  # text logs: the zone of their local times
     text_patterns: dict = field(default_factory=dict)  # text logs: overrides of the line patterns
+    samples_run: str | None = None  # cluster GPU logs: the run their samples belong to (sample_attribution.py)
 
 
 UNSPECIFIED_TASK = "unspecified"
@@ -157,17 +166,40 @@ class Reject:
 
 
 @dataclass
+class SampleLog:
+    """The utilization samples of one cluster GPU log (nvidia-smi CSV, DCGM dump), before they
+    belong to a run: `samples` are `sample` events, `host` the machine the file names (or None)."""
+
+    source_format: str  # nvidia_smi | dcgm
+    path: Path
+    host: str | None
+    samples: list[Event] = field(default_factory=list)
+
+    @property
+    def shown(self) -> str:
+        return display_path(self.path)
+
+    @property
+    def span(self) -> tuple[int, int]:
+        times = [sample.ts_us for sample in self.samples]
+        return min(times), max(times)
+
+
+@dataclass
 class Outcome:
-    """What importing one source gave: runs, rejects and notes (skips that are not errors)."""
+    """What importing one source gave: runs, rejects and notes (skips that are not errors), and the
+    samples of a cluster GPU log, which the runner gives a run (sample_attribution.py)."""
 
     runs: list[Run] = field(default_factory=list)
     rejects: list[Reject] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    sample_logs: list[SampleLog] = field(default_factory=list)
 
     def extend(self, other: Outcome) -> None:
         self.runs.extend(other.runs)
         self.rejects.extend(other.rejects)
         self.notes.extend(other.notes)
+        self.sample_logs.extend(other.sample_logs)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -18,6 +18,8 @@ LOOKS_FOR = {
     "mlflow": "MLflow tracking data (an mlruns/ folder, mlflow.db)",
     "text": "text training logs (*.log, *.txt, *.out with timestamps and checkpoint or epoch lines)",
     "wandb": "W&B run folders (wandb/run-*/run-<id>.wandb)",
+    "nvidia_smi": "nvidia-smi CSV logs (--query-gpu=timestamp,index,... --format=csv)",
+    "dcgm": "DCGM exporter dumps (DCGM_FI_DEV_GPU_UTIL{gpu=...} lines)",
 }
 
 

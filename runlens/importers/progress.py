@@ -54,9 +54,16 @@ class Progress:
 
 
 def summary(
-    runs: list, rejects: list, files: int, out: str, rejects_path: str | None, notes: int, quiet: bool = False
+    runs: list,
+    rejects: list,
+    files: int,
+    out: str,
+    rejects_path: str | None,
+    notes: int,
+    quiet: bool = False,
+    samples: int = 0,
 ) -> str:
-    """The one line that ends an import."""
+    """The one line that ends an import (`samples`: those of cluster GPU logs, written to their runs)."""
     by_format = Counter(run.source_format for run in runs)
     events = sum(len(run.events) for run in runs)
     approximate = sum(run.approximate_count for run in runs)
@@ -64,6 +71,8 @@ def summary(
     text = f"imported {plural(len(runs), 'run')}"
     text += f" ({formats})" if formats else ""
     text += f" from {plural(files, 'file')} into {out}: {plural(events, 'event')}, {approximate} approximate"
+    if samples:
+        text += f", and {plural(samples, 'utilization sample')} of cluster GPU logs"
     if rejects:
         reasons = Counter(r.reason for r in rejects)
         listed = ", ".join(f"{name} {count}" for name, count in sorted(reasons.items()))

@@ -8,7 +8,7 @@ and one line here; --format's choices and the importer extra's packages come fro
 
 from __future__ import annotations
 
-from . import mlflow_files, mlflow_sqlite, tensorboard_files, text_log, wandb_files
+from . import dcgm, mlflow_files, mlflow_sqlite, nvidia_smi, tensorboard_files, text_log, wandb_files
 from .importer import Importer
 
 IMPORTERS: tuple[Importer, ...] = (
@@ -17,6 +17,8 @@ IMPORTERS: tuple[Importer, ...] = (
     mlflow_sqlite.IMPORTER,
     tensorboard_files.IMPORTER,
     text_log.IMPORTER,
+    nvidia_smi.IMPORTER,  # cluster GPU logs: samples the runner gives a run (sample_attribution.py)
+    dcgm.IMPORTER,
 )
 
 FORMATS = ("auto", *dict.fromkeys(importer.name for importer in IMPORTERS))

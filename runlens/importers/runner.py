@@ -9,12 +9,14 @@ from pathlib import Path
 
 from runlens.usage import importer_extra
 
-from .common import Options, Outcome, Reject, display_path, run_file, write_rejects, write_run
+from .common import Options, Outcome, Reject, display_path, dump_line, run_file, write_atomic, write_rejects, write_run
 from .earlier_imports import replace_earlier, source_key
 from .importer import Claimed, Importer, Source, Walk
 from .inputs import nothing_to_import
+from .known_runs import windows_in
 from .progress import Progress, summary
 from .registry import IMPORTERS, OPTIONAL
+from .sample_attribution import Decisions, decide, placed_note, samples_file, samples_run, window_of
 
 
 @dataclass
@@ -114,6 +116,7 @@ def run_import(
     progress.total = plan.file_count
     total = Outcome(notes=list(plan.notes))
     runs_of: dict[str, list] = {}  # per source, its runs (earlier_imports.py)
+    kind_of: dict[str, str] = {}  # per source, its importer's kind
     for note in plan.notes:
         progress.note(note)
     for source in plan.sources:
@@ -129,13 +132,22 @@ def run_import(
             progress.note(note)
         total.extend(outcome)
         runs_of.setdefault(source_key(source.path), []).extend(outcome.runs)
+        kind_of[source_key(source.path)] = source.kind
         progress.advance(source.file_count, len(outcome.runs))
     total.rejects = list(dict.fromkeys(total.rejects))  # an experiment's reject comes with each run
     _unique_ids(total)
+    decisions = _attribute_samples(total, runs_of, kind_of, out, options)
+    for note in decisions.notes:
+        progress.note(note)
     out.mkdir(parents=True, exist_ok=True)
+    written = {key: [run_file(out, run) for run in runs] for key, runs in runs_of.items()}
     for run in total.runs:
         write_run(out, run)
-    replace_earlier(out, {key: [run_file(out, run) for run in runs] for key, runs in runs_of.items()})
+    for placed in decisions.placed:
+        path = samples_file(out, placed)
+        write_atomic(path, "".join(dump_line(line) + "\n" for line in samples_run(placed).lines()))
+        written.setdefault(source_key(placed.log.path), []).append(path)
+    replace_earlier(out, written)
     rejects_path = write_rejects(out, total.rejects, paths)
     line = summary(
         total.runs,
@@ -145,5 +157,29 @@ def run_import(
         display_path(rejects_path) if rejects_path else None,
         len(total.notes),
         progress.quiet,
+        sum(len(placed.log.samples) for placed in decisions.placed),
     )
     return total, line
+
+
+def _attribute_samples(
+    total: Outcome, runs_of: dict[str, list], kind_of: dict[str, str], out: Path, options: Options
+) -> Decisions:
+    """Give each cluster GPU log's samples their run (sample_attribution.py), among the runs of this
+    import and those already in out; its reject and note join the import's. Raises SamplesRunError
+    (before anything is written) when --samples-run names no such run."""
+    if not total.sample_logs:
+        return Decisions()
+    windows = [
+        window
+        for key, runs in runs_of.items()
+        for run in runs
+        if (window := window_of(run, key, kind_of[key])) is not None
+    ]
+    imported = {window.run_id for window in windows}
+    windows += [window for window in windows_in(out, set(runs_of)) if window.run_id not in imported]
+    decisions = decide(total.sample_logs, windows, options.samples_run)
+    total.rejects += decisions.rejects
+    total.notes += [placed_note(placed) for placed in decisions.placed] + decisions.notes
+    decisions.notes = [placed_note(placed) for placed in decisions.placed] + decisions.notes
+    return decisions
