@@ -50,16 +50,17 @@
     {{ return(var('utilization_sample_hold_seconds')) }}
 {%- endmacro %}
 
-{#- A rollup of fct_run_interval_utilization by group_columns and, within a group, by the columns
-    `by` (def_utilization_rollups): over the intervals of runs with GPU samples, the runs, the
+{#- A rollup of fct_run_interval_utilization (or another mart of measured stretches, `stretches`)
+    by group_columns and, within a group, by the columns `by` (def_utilization_rollups): over the
+    stretches of runs with GPU samples, the runs, the
     GPU-hours held and measured, the mean GPU utilization over the measured GPU-hours (weighted by
     them), the idle GPU-hours and, with `by`, each row's share of its group's idle GPU-hours. -#}
-{% macro utilization_rollup(group_columns, by=[]) -%}
+{% macro utilization_rollup(group_columns, by=[], stretches='fct_run_interval_utilization') -%}
     {%- set keys = group_columns + by -%}
     with
 
     interval_utilization as (
-        select * from {{ ref('fct_run_interval_utilization') }}
+        select * from {{ ref(stretches) }}
         where gpu_hours is not null
     ),
 
@@ -175,4 +176,177 @@
             end
     end as {{ measure.name }}{% if not loop.last %},{% endif %}
     {%- endfor %}
+{%- endmacro %}
+
+{#- fct_run_interval_utilization: one row per measurement a sample holds (the measurements the
+    marts average), as measure and measured_value. -#}
+{% macro utilization_measurement_rows(samples) -%}
+    {%- for measure in ['gpu_utilization', 'gpu_memory_used', 'gpu_power', 'cpu_utilization'] %}
+    select
+        run_id,
+        rank,
+        host,
+        gpu_index,
+        sampled_at,
+        '{{ measure }}' as measure,
+        {{ measure }} as measured_value
+    from {{ samples }}
+    where {{ measure }} is not null
+    {%- if not loop.last %}
+    union all
+    {%- endif %}
+    {%- endfor %}
+{%- endmacro %}
+
+{#- The CTEs that measure how busy stretches of time kept a run's GPUs (def_utilization,
+    def_idle_gpu_hours), ending in `stretch_utilization`: one row per stretch of `stretches` (a CTE
+    with run_id, the columns `keys`, started_at, active_ended_at and active_seconds), with its
+    GPUs, samples inside it, whether it is measured, its sample coverage, time-weighted means,
+    GPU-hours and idle GPU-hours. The held spans are int_run_utilization_spans'; every stretch
+    gets a row, NULL figures for a run without GPU samples. Used by every mart that measures
+    utilization over time (intervals, goodput parts), so the rule is written once. -#}
+{% macro stretch_utilization_ctes(stretches, keys, live=false) -%}
+{%- set min_samples = var('utilization_min_samples') -%}
+{%- set to_compute = runlens.is_run_to_compute_or_live('run_id') if live else runlens.is_run_to_compute('run_id') -%}
+{%- set on_keys -%}
+{%- for key in ['run_id'] + keys %}{{ stretches }}.{{ key }} = {rel}.{{ key }}{% if not loop.last %} and {% endif %}{% endfor -%}
+{%- endset -%}
+utilization_spans as (
+    select * from {{ ref('int_run_utilization_spans') }}
+    where {{ to_compute }}
+),
+
+accepted_samples as (
+    select * from {{ ref('int_utilization_samples') }}
+    where occurrence = 1 and {{ to_compute }}
+),
+
+sampled_gpus as (
+    select * from {{ ref('int_run_sampled_gpus') }}
+    where {{ to_compute }}
+),
+
+span_overlaps as (
+    -- the part of each held span inside each stretch
+    select
+        {% for key in ['run_id'] + keys %}{{ stretches }}.{{ key }},
+        {% endfor -%}
+        utilization_spans.measure,
+        utilization_spans.measured_value,
+        utilization_spans.sampled_at >= {{ stretches }}.started_at
+        and utilization_spans.sampled_at < {{ stretches }}.active_ended_at as is_inside,
+        {{ runlens.seconds_between(
+            'case when utilization_spans.sampled_at > ' ~ stretches ~ '.started_at'
+            ~ ' then utilization_spans.sampled_at else ' ~ stretches ~ '.started_at end',
+            'case when utilization_spans.held_until < ' ~ stretches ~ '.active_ended_at'
+            ~ ' then utilization_spans.held_until else ' ~ stretches ~ '.active_ended_at end'
+        ) }} as overlap_seconds
+    from {{ stretches }}
+    inner join utilization_spans
+        on {{ stretches }}.run_id = utilization_spans.run_id
+        and {{ stretches }}.active_ended_at > utilization_spans.sampled_at
+        and {{ stretches }}.started_at < utilization_spans.held_until
+),
+
+inside_samples as (
+    -- the samples taken inside each stretch, GPU and host
+    select
+        {% for key in ['run_id'] + keys %}{{ stretches }}.{{ key }},
+        {% endfor -%}
+        count(case when accepted_samples.gpu_index is not null then 1 end) as gpu_samples,
+        count(case when accepted_samples.gpu_index is null then 1 end) as host_samples
+    from {{ stretches }}
+    inner join accepted_samples
+        on {{ stretches }}.run_id = accepted_samples.run_id
+        and {{ stretches }}.started_at <= accepted_samples.sampled_at
+        and {{ stretches }}.active_ended_at > accepted_samples.sampled_at
+    group by {% for key in ['run_id'] + keys %}{{ stretches }}.{{ key }}{% if not loop.last %}, {% endif %}{% endfor %}
+),
+
+stretch_sums as (
+    select
+        {% for key in ['run_id'] + keys %}{{ key }},
+        {% endfor -%}
+        count(case when is_inside and measure = 'gpu_utilization' then 1 end) as gpu_utilization_samples,
+        sum(case when measure = 'gpu_utilization' then overlap_seconds end) as utilization_gpu_seconds,
+        sum(case when measure = 'gpu_utilization' then measured_value * overlap_seconds end) as utilization_integral,
+        sum(case when measure = 'gpu_memory_used' then overlap_seconds end) as memory_gpu_seconds,
+        sum(case when measure = 'gpu_memory_used' then measured_value * overlap_seconds end) as memory_integral,
+        sum(case when measure = 'gpu_power' then overlap_seconds end) as power_gpu_seconds,
+        sum(case when measure = 'gpu_power' then measured_value * overlap_seconds end) as power_integral,
+        count(case when is_inside and measure = 'cpu_utilization' then 1 end) as cpu_samples,
+        sum(case when measure = 'cpu_utilization' then overlap_seconds end) as cpu_seconds,
+        sum(case when measure = 'cpu_utilization' then measured_value * overlap_seconds end) as cpu_integral
+    from span_overlaps
+    group by {{ (['run_id'] + keys) | join(', ') }}
+),
+
+stretch_figures as (
+    select
+        {% for key in ['run_id'] + keys %}{{ stretches }}.{{ key }},
+        {% endfor -%}
+        {{ stretches }}.active_seconds,
+        sampled_gpus.gpus,
+        sampled_gpus.gpus_source,
+        sampled_gpus.run_id is not null as has_gpu_samples,
+        coalesce(inside_samples.gpu_samples, 0) as gpu_samples,
+        coalesce(inside_samples.host_samples, 0) as host_samples,
+        sampled_gpus.run_id is not null
+        and coalesce(stretch_sums.gpu_utilization_samples, 0) >= {{ min_samples }} * sampled_gpus.sampled_gpus
+            as is_measured,
+        stretch_sums.utilization_gpu_seconds,
+        stretch_sums.utilization_integral,
+        stretch_sums.memory_gpu_seconds,
+        stretch_sums.memory_integral,
+        stretch_sums.power_gpu_seconds,
+        stretch_sums.power_integral,
+        stretch_sums.cpu_samples,
+        stretch_sums.cpu_seconds,
+        stretch_sums.cpu_integral
+    from {{ stretches }}
+    left join sampled_gpus on {{ stretches }}.run_id = sampled_gpus.run_id
+    left join stretch_sums on {{ on_keys | replace('{rel}', 'stretch_sums') }}
+    left join inside_samples on {{ on_keys | replace('{rel}', 'inside_samples') }}
+),
+
+stretch_means as (
+    select
+        *,
+        case
+            when is_measured and utilization_gpu_seconds > 0 then utilization_integral / utilization_gpu_seconds
+        end as mean_gpu_utilization_pct,
+        case when has_gpu_samples then active_seconds * gpus / 3600.0 end as gpu_hours
+    from stretch_figures
+),
+
+stretch_utilization as (
+    select
+        {% for key in ['run_id'] + keys %}{{ key }},
+        {% endfor -%}
+        active_seconds,
+        gpus,
+        gpus_source,
+        gpu_samples,
+        host_samples,
+        is_measured,
+        case
+            when has_gpu_samples and active_seconds > 0 and gpus > 0
+                then
+                    case
+                        when coalesce(utilization_gpu_seconds, 0) > active_seconds * gpus then 1.0
+                        else coalesce(utilization_gpu_seconds, 0) / (active_seconds * gpus)
+                    end
+        end as sample_coverage,
+        mean_gpu_utilization_pct,
+        case when is_measured and memory_gpu_seconds > 0 then memory_integral / memory_gpu_seconds end
+            as mean_gpu_memory_used_mib,
+        case when is_measured and power_gpu_seconds > 0 then power_integral / power_gpu_seconds end
+            as mean_gpu_power_watts,
+        case when cpu_samples >= {{ min_samples }} and cpu_seconds > 0 then cpu_integral / cpu_seconds end
+            as mean_cpu_utilization_pct,
+        gpu_hours,
+        case when mean_gpu_utilization_pct is not null then gpu_hours end as measured_gpu_hours,
+        gpu_hours * (1 - mean_gpu_utilization_pct / 100.0) as idle_gpu_hours
+    from stretch_means
+)
 {%- endmacro %}

@@ -76,6 +76,9 @@ PROFILE_READS = {
         "idle_gpu_hours desc nulls last, interval_kind asc",
     ),
     "utilization_tasks": MartRead("agg_task_utilization", order_by="idle_gpu_hours desc nulls last, task asc"),
+    "utilization_parts": MartRead(
+        "agg_collection_goodput_part_utilization", order_by="idle_gpu_hours desc nulls last, part asc"
+    ),
     # the buckets either side spent time in, the one that moved most first; a bucket one side could
     # not measure did not move (share_change NULL): after those that did
     "goodput_comparison": MartRead(
@@ -182,6 +185,7 @@ class CollectionProfile:
     utilization: Row | None = None
     utilization_kinds: list[Row] = field(default_factory=list)
     utilization_tasks: list[Row] = field(default_factory=list)
+    utilization_parts: list[Row] = field(default_factory=list)
     build: Row | None = None  # the thresholds the marts were built with (dim_build)
     # the whole-run wall times that choose the report's one wall-time unit (IndexData.wall_seconds)
     report_wall_seconds: tuple[float | None, ...] = ()

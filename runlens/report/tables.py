@@ -487,6 +487,21 @@ def utilization_kinds_table(profile: CollectionProfile) -> Table:
     )
 
 
+def utilization_parts_table(profile: CollectionProfile) -> Table:
+    parts = profile.utilization_parts
+    return table(
+        [
+            ("part of the sessions", False, codes(part.part for part in parts)),
+            *utilization_columns(parts),
+            (
+                "share of the idle GPU-hours",
+                True,
+                units.percent_column([part.share_of_idle_gpu_hours for part in parts]),
+            ),
+        ]
+    )
+
+
 def utilization_tasks_table(profile: CollectionProfile) -> Table:
     tasks = profile.utilization_tasks
     return table([("task", False, texts(task.task for task in tasks)), *utilization_columns(tasks)])
@@ -597,6 +612,7 @@ def profile_tables(profile: CollectionProfile) -> dict[str, object]:
         goodput_comparison=goodput_comparison_table(profile),
         utilization_kinds=utilization_kinds_table(profile),
         utilization_tasks=utilization_tasks_table(profile),
+        utilization_parts=utilization_parts_table(profile),
     )
     return tables
 

@@ -345,8 +345,12 @@ def test_20_other_events(sample_db):
 def test_21_each_collection_s_own_files(sample_db):
     # one file per run (38 of v3, 24 of v2, 14 of v4: scripts/generate_sample.py), and
     # zz-faults/mixed_faults.jsonl holds lines of v3's runs: its 6 rejected lines are v3's
-    got = {row[0]: (row[1], row[6]) for row in rows(sample_db, 21)}
-    assert got == {V2: (24, 0), V3: (39, 6), V4: (14, 0)}
+    got = {row[0]: (row[1], row[6], row[7]) for row in rows(sample_db, 21)}
+    samples = 0  # v4's sample lines (scripts/generate_sample.py, v4_samples), counted from the raw files
+    for path in (SAMPLE / "from-entangled-v2__continuous-v4-live").glob("*.jsonl"):
+        samples += sum(json.loads(line)["event"] == "sample" for line in path.read_text(encoding="utf-8").splitlines())
+    assert got == {V2: (24, 0, 0), V3: (39, 6, 0), V4: (14, 0, samples)}
+    assert samples > 0
 
 
 def test_22_a_collection_s_goodput(sample_db):

@@ -97,6 +97,32 @@ def test_downtime_is_never_gpu_time(marts):
     assert restart["run_start -> step_2"] == pytest.approx((60, 1, "resources", 3, True, 1.0, 80, 1 / 60, 1 / 300))
 
 
+def test_a_measurement_holds_until_the_next_sample_of_the_same_measurement(tmp_path):
+    """One GPU, run_start 0, checkpoint 60: utilization at 0 (80%) and 30 (40%), memory alone at 1 and
+    31 (a logger that writes them apart). The memory samples do not end the utilization's span:
+    (80 * 30 + 40 * 30) / 60 = 60%, not a mean over one-second spans."""
+    raw = tmp_path / "raw"
+    raw.mkdir()
+    line, sample = utilization_fixture.line, utilization_fixture.sample
+    lines = [
+        line("split", "run_start", 0, collection="split", task="t"),
+        sample("split", 0, {"gpu_utilization": 80}, gpu=0),
+        sample("split", 1, {"gpu_memory_used": 100}, gpu=0),
+        sample("split", 30, {"gpu_utilization": 40}, gpu=0),
+        sample("split", 31, {"gpu_memory_used": 300}, gpu=0),
+        line("split", "checkpoint", 60, step=1),
+    ]
+    (raw / "split.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    build(PROJECT, raw, tmp_path / "db" / DATABASE)
+    with duckdb.connect(str(tmp_path / "db" / DATABASE), read_only=True) as connection:
+        row = connection.execute(
+            "select gpu_samples, mean_gpu_utilization_pct, mean_gpu_memory_used_mib"
+            " from fct_run_interval_utilization where interval_index = 1"
+        ).fetchone()
+    # memory: 100 MiB from 1 to 31, 300 MiB from 31 to 60: (100 * 30 + 300 * 29) / 59
+    assert row == pytest.approx((4, 60, (100 * 30 + 300 * 29) / 59))
+
+
 def test_memory_and_power_are_read_in_their_units(marts):
     ((memory, power),) = one(
         marts,
@@ -260,3 +286,22 @@ def test_a_growing_file_of_samples_refreshes_as_a_fresh_build_would(tmp_path):
             " where run_id = 'util-live' and interval_index = 1"
         ).fetchone()
     assert row == pytest.approx((75, 1 / 60))
+
+
+def test_the_parts_of_the_sessions_are_measured_as_intervals_are(marts):
+    """fct_run_sessions places the parts: no run writes train_start, so no start-up lies in time.
+    util-steady: training 0 to the epoch end at 200 s (90/50% for 100 s, 10/30% for 100 s: mean 45%,
+    idle 400 / 3600 * 0.55 = 11/180), final tail 200 to 220 s (one sample per GPU: not measured).
+    util-restart: training 0 to the checkpoint at 60 s that the restart went back to (50%), nothing
+    redone (the crash came right after it), and 160 to 220 s (80%): no downtime anywhere."""
+    rows = marts.execute(
+        "select run_id, session_index, part, active_seconds, is_measured, mean_gpu_utilization_pct, idle_gpu_hours"
+        " from fct_run_goodput_part_utilization where run_id in ('util-steady', 'util-restart')"
+        " order by run_id, session_index, part"
+    ).fetchall()
+    assert rows == [
+        ("util-restart", 1, "training", 60, True, pytest.approx(50), pytest.approx(60 / 3600 * 0.5)),
+        ("util-restart", 2, "training", 60, True, pytest.approx(80), pytest.approx(60 / 3600 * 0.2)),
+        ("util-steady", 1, "final_tail", 20, False, None, None),
+        ("util-steady", 1, "training", 200, True, pytest.approx(45), pytest.approx(11 / 180)),
+    ]

@@ -1,0 +1,48 @@
+-- depends_on: {{ ref('int_run_versions') }}
+-- The time each measurement of a run's accepted samples stands for (def_utilization): from the
+-- sample until its device's next sample of the same measurement (same rank and host), at most
+-- var utilization_sample_hold_seconds later. The utilization marts lay these spans on the
+-- stretches they measure (macros/utilization.sql, stretch_utilization_ctes).
+-- Grain: one row per accepted sample and measurement it holds (gpu_utilization, gpu_memory_used,
+-- gpu_power, cpu_utilization). Incremental by run (macros/run_versions.sql).
+{%- set hold = var('utilization_sample_hold_seconds') %}
+with
+
+samples as (
+    select * from {{ ref('int_utilization_samples') }}
+    where occurrence = 1 and {{ runlens.is_run_to_compute('run_id') }}
+),
+
+measurements as (
+    -- one row per measurement a sample holds: each is held on its own (a device's next sample may
+    -- not measure the same thing)
+    {{ runlens.utilization_measurement_rows('samples') }}
+),
+
+held as (
+    select
+        *,
+        lead(sampled_at) over (
+            partition by run_id, rank, host, gpu_index, measure order by sampled_at
+        ) as next_sampled_at
+    from measurements
+),
+
+final as (
+    select
+        run_id,
+        rank,
+        host,
+        gpu_index,
+        sampled_at,
+        measure,
+        measured_value,
+        case
+            when next_sampled_at < {{ runlens.add_seconds('sampled_at', hold) }} then next_sampled_at
+            else {{ runlens.add_seconds('sampled_at', hold) }}
+        end as held_until,
+        {{ runlens.build_started_at() }} as computed_at
+    from held
+)
+
+select * from final
