@@ -76,6 +76,13 @@ PROFILE_READS = {
         "idle_gpu_hours desc nulls last, interval_kind asc",
     ),
     "utilization_tasks": MartRead("agg_task_utilization", order_by="idle_gpu_hours desc nulls last, task asc"),
+    # against the baseline: the parts whose utilization moved most first; a part one side did not
+    # measure did not move (utilization_change_points NULL): after those that did
+    "utilization_comparison": MartRead(
+        "cmp_collection_utilization",
+        "mean_gpu_utilization_pct is not null or baseline_mean_gpu_utilization_pct is not null",
+        "abs(utilization_change_points) desc nulls last, part asc",
+    ),
     "utilization_parts": MartRead(
         "agg_collection_goodput_part_utilization", order_by="idle_gpu_hours desc nulls last, part asc"
     ),
@@ -186,6 +193,13 @@ class CollectionProfile:
     utilization_kinds: list[Row] = field(default_factory=list)
     utilization_tasks: list[Row] = field(default_factory=list)
     utilization_parts: list[Row] = field(default_factory=list)
+    utilization_comparison: list[Row] = field(default_factory=list)
+
+    @property
+    def utilization_moved(self) -> bool:
+        """Whether both sides measured a part (so its utilization could move against the baseline)."""
+        return any(row.utilization_change_points is not None for row in self.utilization_comparison)
+
     build: Row | None = None  # the thresholds the marts were built with (dim_build)
     # the whole-run wall times that choose the report's one wall-time unit (IndexData.wall_seconds)
     report_wall_seconds: tuple[float | None, ...] = ()

@@ -502,6 +502,36 @@ def utilization_parts_table(profile: CollectionProfile) -> Table:
     )
 
 
+def utilization_comparison_table(profile: CollectionProfile) -> Table:
+    rows = profile.utilization_comparison
+    idle = units.gpu_hour_texts(
+        [row.idle_gpu_hours_per_run for row in rows] + [row.baseline_idle_gpu_hours_per_run for row in rows]
+    )
+
+    def busy(value):
+        return "not measured" if value is None else units.utilization(value)
+
+    return table(
+        [
+            ("part", False, codes(row.part for row in rows)),
+            ("GPU utilization here", True, [busy(row.mean_gpu_utilization_pct) for row in rows]),
+            ("in the baseline", True, [busy(row.baseline_mean_gpu_utilization_pct) for row in rows]),
+            (
+                "change",
+                True,
+                [
+                    "n/a"
+                    if row.utilization_change_points is None
+                    else units.points(row.utilization_change_points / 100)
+                    for row in rows
+                ],
+            ),
+            ("idle GPU-hours per run here", True, idle[: len(rows)]),
+            ("idle GPU-hours per run in the baseline", True, idle[len(rows) :]),
+        ]
+    )
+
+
 def utilization_tasks_table(profile: CollectionProfile) -> Table:
     tasks = profile.utilization_tasks
     return table([("task", False, texts(task.task for task in tasks)), *utilization_columns(tasks)])
@@ -613,6 +643,7 @@ def profile_tables(profile: CollectionProfile) -> dict[str, object]:
         utilization_kinds=utilization_kinds_table(profile),
         utilization_tasks=utilization_tasks_table(profile),
         utilization_parts=utilization_parts_table(profile),
+        utilization_comparison=utilization_comparison_table(profile),
     )
     return tables
 

@@ -12,6 +12,7 @@ from runlens.raw_logs.folder_metadata import COLLECTIONS_FILE
 
 BASE = datetime(2025, 1, 1, tzinfo=UTC)
 COLLECTION = "util"
+BASELINE = "util-base"
 
 
 def ts(seconds: float) -> str:
@@ -105,12 +106,29 @@ def unsampled() -> list[str]:
 FOLDER = Path(__file__).parents[1] / "generated" / "utilization"
 
 
+def baseline() -> list[str]:
+    """The baseline collection util-base: 1 GPU (resources); 60% every 20 s from 0 to 80 s until the
+    checkpoint and epoch end at 100 s, then 20% at 100 and 110 s until run_end at 120 s."""
+    lines = [
+        line("util-base-steady", "run_start", 0, collection=BASELINE, task="t1", resources={"gpus": 1}),
+        line("util-base-steady", "checkpoint", 100, step=1),
+        line("util-base-steady", "epoch_end", 100, epoch=0, step=1),
+        line("util-base-steady", "run_end", 120),
+    ]
+    for at in (0, 20, 40, 60, 80, 100, 110):
+        lines.append(sample("util-base-steady", at, {"gpu_utilization": 60 if at < 100 else 20}, gpu=0))
+    return lines
+
+
 def write(folder: Path = FOLDER) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
-    for name, lines in (("steady", steady()), ("gaps", gaps()), ("restart", restart()), ("unsampled", unsampled())):
+    runs = (("steady", steady()), ("gaps", gaps()), ("restart", restart()), ("unsampled", unsampled()))
+    for name, lines in (*runs, ("base-steady", baseline())):
         (folder / f"util-{name}.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
     (folder / COLLECTIONS_FILE).write_text(
-        f"collection,title,baseline_collection,design_url,results_url\n{COLLECTION},Utilization,,,\n", encoding="utf-8"
+        "collection,title,baseline_collection,design_url,results_url\n"
+        f"{BASELINE},Utilization baseline,,,\n{COLLECTION},Utilization,{BASELINE},,\n",
+        encoding="utf-8",
     )
     return folder
 

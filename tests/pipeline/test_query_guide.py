@@ -468,7 +468,7 @@ def test_24_what_each_interval_spent_its_time_on(sample_db):
 
 def v4_utilization_by_interval() -> list[tuple[str, str, float, float | None, int, int]]:
     """Every v4 interval from the raw lines alone, as def_utilization says: (run, kind, GPU-seconds held,
-    utilization-weighted GPU-seconds or None when not measured, samples inside, GPUs sampled).
+    busy GPU-seconds or None when not measured, task).
     A sample stands for its GPU until the GPU's next sample, at most 60 s later; an interval's active
     time ends at the crashed session's last event before a restart; it is measured with at least 2
     samples per sampled GPU inside it; its GPUs are resources.gpus, else the GPUs its samples name."""
@@ -509,7 +509,9 @@ def v4_utilization_by_interval() -> list[tuple[str, str, float, float | None, in
                     covered += overlap
             seconds = max((active_end - start).total_seconds(), 0.0) * gpus
             measured = inside >= 2 * sampled and covered > 0
-            found.append((line.run_id, kind, seconds, weighted / covered * seconds if measured else None, line.task))
+            # busy GPU-seconds: the mean (a fraction) times the GPU-seconds held
+            busy = weighted / covered / 100 * seconds if measured else None
+            found.append((line.run_id, kind, seconds, busy, line.task))
         assert kinds[0] == "run_start"
     return found
 

@@ -137,7 +137,7 @@ def test_per_run(marts):
         marts,
         "select run_id, samples, gpu_samples, host_samples, samples_before_start, samples_after_end, gpus,"
         " gpu_hours, measured_gpu_hours, mean_gpu_utilization_pct, idle_gpu_hours, peak_process_memory_used_mib"
-        " from fct_run_utilization order by run_id",
+        " from fct_run_utilization where collection = 'util' order by run_id",
     )
     assert [row[0] for row in rows] == ["util-gaps", "util-restart", "util-steady"]  # unsampled has no row
     got = {row[0]: row[1:] for row in rows}
@@ -158,14 +158,16 @@ def test_a_run_without_samples_has_null_never_zero(marts):
 def test_rollups_weight_by_measured_gpu_hours(marts):
     ((runs, measured, idle, mean),) = one(
         marts,
-        "select runs, measured_gpu_hours, idle_gpu_hours, mean_gpu_utilization_pct from agg_collection_utilization",
+        "select runs, measured_gpu_hours, idle_gpu_hours, mean_gpu_utilization_pct from agg_collection_utilization"
+        " where collection = 'util'",
     )
     assert (runs, measured, idle, mean) == pytest.approx((3, 8 / 45, 151 / 1800, 52.8125))
     tasks = dict(
         (row[0], row[1:])
         for row in one(
             marts,
-            "select task, runs, measured_gpu_hours, idle_gpu_hours, mean_gpu_utilization_pct from agg_task_utilization",
+            "select task, runs, measured_gpu_hours, idle_gpu_hours, mean_gpu_utilization_pct"
+            " from agg_task_utilization where collection = 'util'",
         )
     )
     assert tasks["t1"] == pytest.approx((2, 13 / 90, 131 / 1800, 100 * (1 - 131 / 260)))
@@ -176,7 +178,7 @@ def test_idle_gpu_hours_by_kind_share_the_collection_idle(marts):
     rows = one(
         marts,
         "select interval_kind, idle_gpu_hours, share_of_idle_gpu_hours from agg_collection_interval_kind_utilization"
-        " where idle_gpu_hours is not null order by interval_kind",
+        " where idle_gpu_hours is not null and collection = 'util' order by interval_kind",
     )
     # run_start -> checkpoint: steady 1/60, gaps 1/90, restart 1/120 + 1/300; checkpoint -> checkpoint:
     # steady 2/45
@@ -186,6 +188,28 @@ def test_idle_gpu_hours_by_kind_share_the_collection_idle(marts):
         ("checkpoint -> checkpoint", pytest.approx(2 / 45), pytest.approx((2 / 45) / total)),
         ("run_start -> checkpoint", pytest.approx(first), pytest.approx(first / total)),
     ]
+
+
+def test_against_the_baseline_the_parts_whose_utilization_moved(marts):
+    """util-base (utilization_fixture.baseline): training 0 to 100 s at 60%, the final tail 100 to
+    120 s at 20% (samples at 100 and 110: measured), over all (60 * 100 + 20 * 20) / 120 = 53.33%;
+    idle per run: training 100 / 3600 * 0.4 = 1/90, all 1/90 + 20 / 3600 * 0.8 = 7/450.
+    util: training holds every measured GPU-hour of its runs (no run of it has a measured tail):
+    52.8125% over 640 GPU-seconds, idle 151/1800 over 3 runs = 151/5400 per run, as over all; its
+    final tail is not measured (util-steady's one sample per GPU), so the tail did not move."""
+    rows = {
+        row[0]: row[1:]
+        for row in one(
+            marts,
+            "select part, mean_gpu_utilization_pct, baseline_mean_gpu_utilization_pct, utilization_change_points,"
+            " idle_gpu_hours_per_run, baseline_idle_gpu_hours_per_run from cmp_collection_utilization"
+            " where collection = 'util'",
+        )
+    }
+    assert set(rows) == {"all", "training", "final_tail"}
+    assert rows["all"] == pytest.approx((52.8125, 160 / 3, 52.8125 - 160 / 3, 151 / 5400, 7 / 450))
+    assert rows["training"] == pytest.approx((52.8125, 60, 52.8125 - 60, 151 / 5400, 1 / 90))
+    assert rows["final_tail"] == (None, pytest.approx(20), None, None, pytest.approx(20 / 3600 * 0.8))
 
 
 def test_bad_samples_are_rejected_with_the_rule_they_break(marts):
@@ -220,7 +244,13 @@ def test_every_sample_line_is_accounted_for(marts):
 def test_samples_move_no_other_figure(marts):
     # the runs' wall time and intervals are those of their markers alone: no sample is an event
     rows = one(marts, "select run_id, wall_seconds from fct_runs order by run_id")
-    assert rows == [("util-gaps", 120), ("util-restart", 220), ("util-steady", 220), ("util-unsampled", 100)]
+    assert rows == [
+        ("util-base-steady", 120),
+        ("util-gaps", 120),
+        ("util-restart", 220),
+        ("util-steady", 220),
+        ("util-unsampled", 100),
+    ]
     assert one(marts, "select count(*) from fct_events where event_type = 'sample'") == [(0,)]
 
 

@@ -506,6 +506,7 @@ def test_sections_with_nothing_to_say_are_listed_on_one_line():
         "still_running",
         "baseline_not_named",
         "no_profiler_sections",
+        "no_utilization_samples",
         "few_epochs",
         "not_scored",
         "one_task",
@@ -516,6 +517,7 @@ def test_sections_with_nothing_to_say_are_listed_on_one_line():
         comparison=comparison(2.0),
         tasks=[task("a", 10), task("b", 20)],
         live=live(True, 1, 0, 0),
+        utilization=utilization_row(gpu_hours=2.0, measured_gpu_hours=2.0, mean_gpu_utilization_pct=50.0),
     )
     assert shown == ["few_epochs"]
     assert "baseline_without_runs" in not_shown_keys(comparison=comparison(None, None, 0))
@@ -888,3 +890,48 @@ def test_inside_the_intervals_names_the_later_windows_and_what_moved_against_the
     # without a baseline's interval sections, no comparison; without later windows, the opening block
     alone = rules.inside_intervals(profile(interval_sections=sections[3:]))
     assert alone.figures["part"] == "opening_block" and "change" not in alone.figures
+
+
+def utilization_row(**figures) -> Row:
+    values = {"collection": "c", "runs": 2, "gpu_hours": 0.0, "measured_gpu_hours": 0.0, "unmeasured_gpu_hours": 0.0}
+    values.update(figures)
+    if values.get("mean_gpu_utilization_pct") is not None:
+        values["idle_gpu_hours"] = values["measured_gpu_hours"] * (1 - values["mean_gpu_utilization_pct"] / 100)
+    return mart_row("agg_collection_utilization", **values)
+
+
+def kind_row(kind: str, idle: float | None, share: float | None, mean: float | None) -> Row:
+    return mart_row(
+        "agg_collection_interval_kind_utilization",
+        collection="c",
+        interval_kind=kind,
+        runs=2,
+        gpu_hours=1.0,
+        measured_gpu_hours=1.0 if mean is not None else 0.0,
+        unmeasured_gpu_hours=0.0,
+        mean_gpu_utilization_pct=mean,
+        idle_gpu_hours=idle,
+        share_of_idle_gpu_hours=share,
+    )
+
+
+def test_gpu_utilization_is_said_only_where_samples_measured_gpu_hours():
+    assert rules.gpu_utilization(profile()) is None
+    unmeasured = utilization_row(gpu_hours=1.0, measured_gpu_hours=0.0)
+    assert rules.gpu_utilization(profile(utilization=unmeasured)) is None
+    measured = utilization_row(gpu_hours=3.0, measured_gpu_hours=2.0, mean_gpu_utilization_pct=75.0)
+    kinds = [kind_row("a -> b", None, None, None), kind_row("epoch_end -> run_end", 0.4, 0.8, 60.0)]
+    finding = rules.gpu_utilization(profile(utilization=measured, utilization_kinds=kinds))
+    assert finding.figures["idlest_kind"].interval_kind == "epoch_end -> run_end"  # the first measured one
+
+
+def test_the_gpu_utilization_sentence_names_the_idlest_kind():
+    """2 measured of 3 held GPU-hours at 75%: 0.5 idle GPU-hours; the kind: 60% busy, 80% of the idle."""
+    measured = utilization_row(gpu_hours=3.0, measured_gpu_hours=2.0, mean_gpu_utilization_pct=75.0)
+    kinds = [kind_row("epoch_end -> run_end", 0.4, 0.8, 60.0)]
+    findings = rules.evaluate(profile(utilization=measured, utilization_kinds=kinds))
+    assert sentences.gpu_utilization(findings) == (
+        "**GPU utilization**: the GPUs were 75.0% busy over 2.00 measured GPU-hours (of 3.00 GPU-hours held by"
+        " 2 runs with samples): 0.500 idle GPU-hours, the most in `epoch_end -> run_end` intervals, 80.0% of the"
+        " idle GPU-hours (60.0% busy)."
+    )
