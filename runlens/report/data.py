@@ -106,7 +106,14 @@ ONE_ROW = {
     "utilization",
 }
 # the parts that need a join: queries/<part>.sql, with $collection
-PROFILE_QUERIES = ("comparison", "stragglers", "segments", "distributed_runs", "rank_arrivals")
+PROFILE_QUERIES = (
+    "comparison",
+    "stragglers",
+    "segments",
+    "distributed_runs",
+    "rank_arrivals",
+    "utilization_timeline",
+)
 QUERY_FILES = {"segments": "run_segments"}
 
 # What the index reads (over every collection).
@@ -194,6 +201,7 @@ class CollectionProfile:
     utilization_tasks: list[Row] = field(default_factory=list)
     utilization_parts: list[Row] = field(default_factory=list)
     utilization_comparison: list[Row] = field(default_factory=list)
+    utilization_timeline: list[Row] = field(default_factory=list)  # queries/utilization_timeline.sql
 
     @property
     def utilization_moved(self) -> bool:

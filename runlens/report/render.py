@@ -39,6 +39,7 @@ from runlens.report.files import (
 from runlens.report.markdown import escape_code, escape_text, unique_slugs
 from runlens.report.rows import Row, StaleDatabase
 from runlens.report.timeline import timeline_png
+from runlens.report.utilization_charts import utilization_by_kind_png, utilization_timeline_png
 from runlens.report.words import KIND_WORDS, REASON_WORDS, SOURCE_WORDS, time
 from runlens.stopping import undone_on_exit
 from runlens.usage import index_commands, no_database, no_marts
@@ -52,6 +53,8 @@ POSITION_CHART_NAME = "windows_against_baseline.png"
 TIMELINE_NAME = "timeline.png"
 ARRIVAL_CHART_NAME = "rank_arrival_spread.png"
 GOODPUT_CHART_NAME = "goodput_by_task.png"
+UTILIZATION_CHART_NAME = "gpu_utilization_by_kind.png"
+UTILIZATION_TIMELINE_NAME = "gpu_utilization_of_the_longest_run.png"
 PAGE_NAME = "profile.md"
 # what a profile's folder holds: a folder of only these files is runlens's to remove
 PAGE_FILES = frozenset(
@@ -62,6 +65,8 @@ PAGE_FILES = frozenset(
         POSITION_CHART_NAME,
         TIMELINE_NAME,
         ARRIVAL_CHART_NAME,
+        UTILIZATION_CHART_NAME,
+        UTILIZATION_TIMELINE_NAME,
         GOODPUT_CHART_NAME,
     }
 )
@@ -167,6 +172,8 @@ def charts(profile, findings, folder: Path) -> dict[str, str | None]:
         "timeline": None,
         "arrival_chart": None,
         "goodput_chart": None,
+        "utilization_chart": None,
+        "utilization_timeline": None,
     }
     if len(profile.shown_tasks) >= 2:
         draw(folder / CHART_NAME, mean_wall_by_task_png, profile.shown_tasks, tables.page_wall_times(profile))
@@ -189,6 +196,12 @@ def charts(profile, findings, folder: Path) -> dict[str, str | None]:
         shown = [bucket.bucket for bucket in profile.goodput if bucket.seconds > 0]
         draw(folder / GOODPUT_CHART_NAME, goodput_by_task_png, profile.task_goodput, shown)
         written["goodput_chart"] = GOODPUT_CHART_NAME
+    if len(profile.utilization_kinds) >= 2:
+        draw(folder / UTILIZATION_CHART_NAME, utilization_by_kind_png, profile.utilization_kinds)
+        written["utilization_chart"] = UTILIZATION_CHART_NAME
+    if sum(interval.mean_gpu_utilization_pct is not None for interval in profile.utilization_timeline) >= 2:
+        draw(folder / UTILIZATION_TIMELINE_NAME, utilization_timeline_png, profile.utilization_timeline)
+        written["utilization_timeline"] = UTILIZATION_TIMELINE_NAME
     return written
 
 
