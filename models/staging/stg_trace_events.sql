@@ -50,7 +50,8 @@ final as (
         tid,
         stream is not null as is_gpu_event,
         -- HTA's GPU kernel (trace_filter: stream and correlation >= 0, or a device-wide sync)
-        coalesce(stream >= 0 and correlation >= 0, false) or event_name in ('Event Sync', 'Context Sync') as is_launched_gpu_event,
+        coalesce(stream >= 0 and correlation >= 0, false)
+        or event_name in ('Event Sync', 'Context Sync') as is_launched_gpu_event,
         case
             when stream is null then null
             when event_name like 'nccl%Kernel%' then 'communication'
@@ -58,8 +59,10 @@ final as (
             when event_name like '%Memcpy%' or event_name like '%Sync%' then 'other'
             else 'computation'
         end as gpu_work_type,
-        category in ('kernel', 'Kernel', 'gpu_memset', 'Memset', 'gpu_memcpy', 'Memcpy', 'mtia_ccp_events')
-            and stream is not null as is_stream_work
+        stream is not null
+        and category in (
+            'kernel', 'Kernel', 'gpu_memset', 'Memset', 'gpu_memcpy', 'Memcpy', 'mtia_ccp_events'
+        ) as is_stream_work
     from kinds
 )
 

@@ -28,7 +28,7 @@ candidates as (
         runs.task,
         row_number() over (
             partition by traces.file_path
-            order by length(log_folders.log_folder) desc, runs.first_event_at desc, runs.run_id
+            order by length(log_folders.log_folder) desc, runs.first_event_at desc, runs.run_id asc
         ) as preference
     from traces
     inner join log_folders
@@ -84,9 +84,21 @@ own_runs as (
 ),
 
 assigned as (
-    select file_path, run_id, collection, task, false as is_own_run from of_logged_runs
+    select
+        file_path,
+        run_id,
+        collection,
+        task,
+        false as is_own_run
+    from of_logged_runs
     union all
-    select file_path, run_id, collection, task, true as is_own_run from own_runs
+    select
+        file_path,
+        run_id,
+        collection,
+        task,
+        true as is_own_run
+    from own_runs
 ),
 
 final as (

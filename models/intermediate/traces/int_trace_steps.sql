@@ -16,15 +16,16 @@ annotated as (
     select
         events.file_path,
         events.event_name as step_label,
-        {{ dbt.safe_cast("regexp_replace(events.event_name, '^ProfilerStep#', '')", var('runlens_types')[target.type].bigint) }}
-            as step_number,
+        {{ dbt.safe_cast(
+            "regexp_replace(events.event_name, '^ProfilerStep#', '')", var('runlens_types')[target.type].bigint
+        ) }} as step_number,
         events.start_us,
         events.end_us,
         count(*) over (partition by events.file_path) as trace_steps,
         row_number() over (partition by events.file_path order by events.start_us desc, events.event_number desc)
             as from_last
     from events
-    where events.event_name like 'ProfilerStep#%' and not events.is_launched_gpu_event
+    where events.event_name like 'ProfilerStep#%' and not events.is_gpu_event and events.event_kind <> 'gpu_annotation'
 ),
 
 whole_traces as (
@@ -44,11 +45,21 @@ whole_traces as (
 ),
 
 steps as (
-    select file_path, step_label, step_number, start_us, end_us
+    select
+        file_path,
+        step_label,
+        step_number,
+        start_us,
+        end_us
     from annotated
     where trace_steps = 1 or from_last > 1
     union all
-    select file_path, step_label, step_number, start_us, end_us
+    select
+        file_path,
+        step_label,
+        step_number,
+        start_us,
+        end_us
     from whole_traces
 ),
 

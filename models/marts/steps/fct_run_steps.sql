@@ -29,6 +29,16 @@ device_events as (
     where is_gpu_event
 ),
 
+layers as (
+    select 1 as layer
+    union all
+    select 2 as layer
+    union all
+    select 3 as layer
+    union all
+    select 4 as layer
+),
+
 layered as (
     select
         device_events.file_path,
@@ -37,10 +47,8 @@ layered as (
         device_events.start_us,
         device_events.end_us
     from device_events
-    inner join (
-        select 1 as layer union all select 2 union all select 3 union all select 4
-    ) as layers
-        on layers.layer >= device_events.own_layer
+    inner join layers
+        on device_events.own_layer <= layers.layer
 ),
 
 busy as (
@@ -100,6 +108,14 @@ loading as (
     {{ runlens.merged_busy_time('loading_spans', ['file_path', 'step_label']) }}
 ),
 
+first_events as (
+    select
+        file_path,
+        min(start_us) as first_start_us
+    from {{ ref('stg_trace_events') }}
+    group by file_path
+),
+
 final as (
     select
         steps.run_id,
@@ -137,11 +153,7 @@ final as (
     from steps
     inner join traces
         on steps.file_path = traces.file_path
-    inner join (
-        select file_path, min(start_us) as first_start_us
-        from {{ ref('stg_trace_events') }}
-        group by file_path
-    ) as first_events
+    inner join first_events
         on steps.file_path = first_events.file_path
     left join split
         on steps.file_path = split.file_path

@@ -18,6 +18,16 @@ device_events as (
     where is_gpu_event
 ),
 
+layers as (
+    select 1 as layer
+    union all
+    select 2 as layer
+    union all
+    select 3 as layer
+    union all
+    select 4 as layer
+),
+
 layered as (
     select
         device_events.file_path,
@@ -25,10 +35,8 @@ layered as (
         device_events.start_us,
         device_events.end_us
     from device_events
-    inner join (
-        select 1 as layer union all select 2 union all select 3 union all select 4
-    ) as layers
-        on layers.layer >= device_events.own_layer
+    inner join layers
+        on device_events.own_layer <= layers.layer
 ),
 
 busy as (
