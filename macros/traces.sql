@@ -79,3 +79,30 @@
         else 'other'
     end
 {%- endmacro %}
+
+{#- The rollup of the profiled steps `steps` (fct_run_steps) by group_columns (def_step_summaries):
+    fct_run_step_summaries, agg_task_steps and agg_collection_steps are this rollup and differ
+    only in their group. Each share is of summed seconds, so every step weighs its time. -#}
+{% macro step_rollup(steps, group_columns) -%}
+    select
+        {{ group_columns | join(',\n        ') }},
+        count(distinct run_id) as runs,
+        count(distinct run_id || '/' || cast(rank as {{ dbt.type_string() }})) as run_ranks,
+        count(*) as steps,
+        max(case when has_gpu_events then 1 else 0 end) = 1 as has_gpu_events,
+        sum(wall_seconds) as wall_seconds,
+        avg(wall_seconds) as mean_step_seconds,
+        sum(data_loading_seconds) as data_loading_seconds,
+        sum(data_loading_seconds) / nullif(sum(wall_seconds), 0) as data_loading_share,
+        sum(gpu_span_seconds) as gpu_span_seconds,
+        sum(idle_seconds) / nullif(sum(gpu_span_seconds), 0) as idle_share,
+        sum(compute_seconds) / nullif(sum(gpu_span_seconds), 0) as compute_share,
+        sum(non_compute_seconds) / nullif(sum(gpu_span_seconds), 0) as non_compute_share,
+        sum(communication_seconds) / nullif(sum(gpu_span_seconds), 0) as communication_share,
+        sum(memory_seconds) / nullif(sum(gpu_span_seconds), 0) as memory_share,
+        sum(host_wait_seconds) / nullif(sum(stream_idle_seconds), 0) as host_wait_share,
+        sum(kernel_wait_seconds) / nullif(sum(stream_idle_seconds), 0) as kernel_wait_share,
+        sum(other_idle_seconds) / nullif(sum(stream_idle_seconds), 0) as other_idle_share
+    from {{ steps }}
+    group by {{ group_columns | join(', ') }}
+{%- endmacro %}

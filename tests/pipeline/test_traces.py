@@ -39,6 +39,9 @@ The folder holds:
 
 - `workers-0/` and `workers-2/`: real CPU trainings of tests/helpers/trace_trainings.py, each
   with its runlens log beside its traces (profile/), so each trace belongs to that log's run.
+- `ddp/job/`: a real two-rank gloo training (tests/helpers/ddp_trace_training.py) whose rank 1
+  sleeps SLOW_SECONDS after each forward pass, before the backward pass's all-reduce; no log lies
+  above it, so its two traces (ranks 0 and 1, from distributedInfo) are one run of their own.
 - `broken/cut.pt.trace.json`: a trace cut off in the middle of its events; `other/data.json`: a
   JSON file that is no trace.
 """
@@ -51,6 +54,7 @@ import os
 import shutil
 import warnings
 
+import ddp_trace_training
 import duckdb
 import kineto_traces
 import pytest
@@ -63,6 +67,7 @@ from runlens.raw_logs.trace_listing import list_trace_files
 CURRENT = "gpu/current/gpu.pt.trace.json"
 LEGACY = "gpu/legacy/trace.json.gz"
 BROKEN = "broken/cut.pt.trace.json"
+SLOW_SECONDS = 0.05
 REQUIRED = os.environ.get("RUNLENS_REQUIRE_FRAMEWORKS") == "1"
 
 
@@ -77,6 +82,7 @@ def write_folder(raw):
     (raw / "runlens_collections.csv").write_text("collection\ndataloader-workers\n", encoding="utf-8")
     trace_trainings.train(raw / "workers-0", num_workers=0)
     trace_trainings.train(raw / "workers-2", num_workers=2)
+    ddp_trace_training.run(raw / "ddp" / "job", slow_rank=1, extra_seconds=SLOW_SECONDS)
 
 
 @pytest.fixture(scope="module")
@@ -102,8 +108,13 @@ def rows(marts, sql: str, *parameters) -> list[tuple]:
 
 def test_traces_are_listed_by_name_or_by_their_traceEvents_and_nothing_else_is(raw):
     listed = sorted(trace.file_path for trace in list_trace_files(str(raw)))
-    assert listed[:3] == [BROKEN, CURRENT, LEGACY]
-    assert all(path.startswith(("workers-0/profile/", "workers-2/profile/")) for path in listed[3:])
+    assert [path for path in listed if path.startswith(("broken/", "gpu/"))] == [BROKEN, CURRENT, LEGACY]
+    # tensorboard_trace_handler's names: <worker>.<time in ns>.pt.trace.json, one per rank or cycle
+    others = [path for path in listed if not path.startswith(("broken/", "gpu/"))]
+    folders = ("ddp/job/rank0.", "ddp/job/rank1.", "workers-0/profile/", "workers-2/profile/")
+    assert all(path.endswith(".pt.trace.json") for path in others)
+    assert all(any(path.startswith(folder) for path in others) for folder in folders)
+    assert all(path.startswith(folders) for path in others)
     assert "other/data.json" not in listed
 
 
@@ -314,3 +325,25 @@ def test_a_trace_read_once_is_not_read_again_until_it_changes(raw, tmp_path):
         connection, "select read_error, event_count from raw.trace_files where file_path = 'a.pt.trace.json.gz'"
     )
     assert read_error.startswith("truncated") and events == 0
+
+
+def test_two_ranks_in_a_folder_are_one_run_and_the_slow_rank_holds_every_step(marts):
+    """Rank 1 sleeps SLOW_SECONDS between its forward pass and the all-reduce, every step; both
+    ranks leave the previous step's all-reduce together, so rank 0 launches its first collective
+    about SLOW_SECONDS earlier and waits that long for rank 1."""
+    assert rows(
+        marts, "select distinct run_id, collection, task, is_own_run from main.fct_traces where file_path like 'ddp/%'"
+    ) == [("trace:ddp/job", "ddp", "job", True)]
+    got = rows(
+        marts,
+        "select step_number, rank, ranks_launched, straggling_rank, is_straggling_rank, waited_seconds "
+        "from main.fct_run_step_rank_collectives where run_id = 'trace:ddp/job' order by step_number, rank",
+    )
+    # the profiler records steps 2..5; the last is cut short: steps 2, 3, 4
+    assert [(step, rank) for step, rank, *_ in got] == [(step, rank) for step in (2, 3, 4) for rank in (0, 1)]
+    for _, rank, launched, straggler, is_straggler, waited in got:
+        assert (launched, straggler, is_straggler) == (2, 1, rank == 1)
+        if rank == 1:
+            assert waited == 0
+        else:
+            assert SLOW_SECONDS / 2 < waited < SLOW_SECONDS * 4

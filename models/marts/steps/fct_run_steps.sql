@@ -119,6 +119,8 @@ first_events as (
 final as (
     select
         steps.run_id,
+        traces.collection,
+        traces.task,
         steps.rank,
         steps.file_path,
         steps.step_label,
