@@ -32,6 +32,7 @@ FOLDERS = {
     "comparison": "Comparisons with a baseline, throughput and stragglers (`models/marts/comparison/`)",
     "live": "Live sweeps, span and GPU-hours (`models/marts/live/`)",
     "ranks": "Runs with several ranks: arrival spread, waiting, straggling ranks (`models/marts/ranks/`)",
+    "steps": "Profiled steps from profiler traces: wall time, data loading, HTA's GPU time (`models/marts/steps/`)",
     "goodput": "Goodput: what trained the model and what took the rest (`models/marts/goodput/`)",
     "events": "Events: every accepted event and the events of other types (`models/marts/events/`)",
     "data_quality": "Data quality: every line of every file, rejects, approximations (`models/marts/data_quality/`)",

@@ -49,8 +49,7 @@ first_launches as (
     inner join traces
         on steps.file_path = traces.file_path
     inner join collective_events
-        on
-        steps.file_path = collective_events.file_path
+        on steps.file_path = collective_events.file_path
         and steps.step_label = collective_events.step_label
     group by steps.run_id, steps.collection, steps.task, steps.step_number, steps.rank
 ),
@@ -91,8 +90,7 @@ final as (
         compared.from_last = 1 as is_straggling_rank
     from compared
     inner join stragglers
-        on
-        compared.run_id = stragglers.run_id
+        on compared.run_id = stragglers.run_id
         and compared.step_number = stragglers.step_number
     where compared.ranks_launched >= 2
 )
