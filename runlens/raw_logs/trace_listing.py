@@ -88,3 +88,8 @@ def list_trace_files(raw_dir: str, given_as: str = RAW_DIR_VARIABLE) -> list[Log
     """Every trace file below raw_dir; raises RawFolderError (check_raw_dir) when that is no readable folder."""
     raw_dir = check_raw_dir(raw_dir, given_as)
     return [describe(raw_dir, path) for path in find_trace_paths(raw_dir, given_as)]
+
+
+def has_trace_files(raw_dir: str, given_as: str = RAW_DIR_VARIABLE) -> bool:
+    """Whether any trace lies below the raw folder (checked as check_raw_dir does); stops at the first."""
+    return next(find_trace_paths(check_raw_dir(raw_dir, given_as), given_as), None) is not None
