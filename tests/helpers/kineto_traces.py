@@ -69,8 +69,9 @@ def complete(category: str, name: str, ts: float, dur: float, pid, tid, args: di
     return {"ph": "X", "cat": category, "name": name, "pid": pid, "tid": tid, "ts": ts, "dur": dur, "args": args}
 
 
-def gpu_events(legacy: bool, origin: float) -> list[dict]:
-    """The plan's events in one schema, in the order Kineto writes them (host first, then GPU)."""
+def gpu_events(legacy: bool, origin: float, collective_delay: int = 0) -> list[dict]:
+    """The plan's events in one schema, in the order Kineto writes them (host first, then GPU);
+    collective_delay: microseconds later the all-reduce (correlation 4) is launched."""
     category = (lambda name: LEGACY_CATEGORIES[name]) if legacy else (lambda name: name)
     external = "external id" if legacy else "External id"
     events = []
@@ -87,6 +88,7 @@ def gpu_events(legacy: bool, origin: float) -> list[dict]:
     events.append(complete(category("cpu_op"), "aten::mm", origin + 290, 60, HOST_PID, HOST_TID, {external: 100}))
     for correlation, launch, _, kind, *_ in GPU_PLAN:
         runtime = "cudaMemcpyAsync" if kind == "gpu_memcpy" else "cudaLaunchKernel"
+        launch += collective_delay if correlation == 4 else 0
         events.append(
             complete(
                 category("cuda_runtime"),
@@ -113,13 +115,14 @@ def gpu_events(legacy: bool, origin: float) -> list[dict]:
     return events
 
 
-def current_trace(rank: int = 0, world_size: int = 1) -> dict:
-    """The plan in the current schema, as torch 2.x writes it (some keys after traceEvents)."""
+def current_trace(rank: int = 0, world_size: int = 1, collective_delay: int = 0, origin: float = ORIGIN_US) -> dict:
+    """The plan in the current schema, as torch 2.x writes it (some keys after traceEvents);
+    origin: the first step's ts (a fraction makes HTA round every time, def_trace_times)."""
     return {
         "schemaVersion": 1,
         "deviceProperties": [{"id": 0, "name": "NVIDIA H100 80GB HBM3", "totalGlobalMem": 85_000_000_000}],
         "distributedInfo": {"backend": "nccl", "rank": rank, "world_size": world_size},
-        "traceEvents": gpu_events(legacy=False, origin=ORIGIN_US),
+        "traceEvents": gpu_events(legacy=False, origin=origin, collective_delay=collective_delay),
         "traceName": "gpu.pt.trace.json",
         "displayTimeUnit": "ms",
         "baseTimeNanoseconds": BASE_NS,

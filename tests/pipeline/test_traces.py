@@ -37,6 +37,13 @@ The folder holds:
     non-computation 290. Stream 7 gains the gap 2150 - 1500 = 650 (launched at 2100: host
     wait): host wait 1220, kernel wait 20; stream 20: other 50.
 
+- `gpu/fractional/gpu.pt.trace.json`: the current-schema plan 0.25 us later, every time with a
+  fraction, as torch writes them (HTA then rounds each start up and each end down); compared with
+  HTA only.
+- `gpu/job/rank-0.pt.trace.json`, `rank-1.pt.trace.json`: the current-schema plan on two ranks
+  (distributedInfo ranks 0 and 1, world size 2), rank 1 launching the all-reduce COLLECTIVE_DELAY
+  us later (at 360 instead of 320): one job, run `trace:gpu/job`; in step 1 rank 1 is the last to
+  launch its first collective and rank 0 waits 40 us for it; step 2 holds no collective.
 - `workers-0/` and `workers-2/`: real CPU trainings of tests/helpers/trace_trainings.py, each
   with its runlens log beside its traces (profile/), so each trace belongs to that log's run.
 - `ddp/job/`: a real two-rank gloo training (tests/helpers/ddp_trace_training.py) whose rank 1
@@ -66,6 +73,9 @@ from runlens.raw_logs.trace_listing import list_trace_files
 
 CURRENT = "gpu/current/gpu.pt.trace.json"
 LEGACY = "gpu/legacy/trace.json.gz"
+FRACTIONAL = "gpu/fractional/gpu.pt.trace.json"
+JOB = ("gpu/job/rank-0.pt.trace.json", "gpu/job/rank-1.pt.trace.json")
+COLLECTIVE_DELAY = 40
 BROKEN = "broken/cut.pt.trace.json"
 SLOW_SECONDS = 0.05
 REQUIRED = os.environ.get("RUNLENS_REQUIRE_FRAMEWORKS") == "1"
@@ -74,6 +84,10 @@ REQUIRED = os.environ.get("RUNLENS_REQUIRE_FRAMEWORKS") == "1"
 def write_folder(raw):
     kineto_traces.write(raw / CURRENT, kineto_traces.current_trace())
     kineto_traces.write(raw / LEGACY, kineto_traces.legacy_trace())
+    kineto_traces.write(raw / FRACTIONAL, kineto_traces.current_trace(origin=kineto_traces.ORIGIN_US + 0.25))
+    for rank, path in enumerate(JOB):
+        delay = COLLECTIVE_DELAY if rank == 1 else 0
+        kineto_traces.write(raw / path, kineto_traces.current_trace(rank, 2, collective_delay=delay))
     text = (raw / CURRENT).read_text(encoding="utf-8")
     (raw / BROKEN).parent.mkdir(parents=True)
     (raw / BROKEN).write_text(text[: len(text) // 2], encoding="utf-8")
@@ -108,7 +122,13 @@ def rows(marts, sql: str, *parameters) -> list[tuple]:
 
 def test_traces_are_listed_by_name_or_by_their_traceEvents_and_nothing_else_is(raw):
     listed = sorted(trace.file_path for trace in list_trace_files(str(raw)))
-    assert [path for path in listed if path.startswith(("broken/", "gpu/"))] == [BROKEN, CURRENT, LEGACY]
+    assert [path for path in listed if path.startswith(("broken/", "gpu/"))] == [
+        BROKEN,
+        CURRENT,
+        FRACTIONAL,
+        *JOB,
+        LEGACY,
+    ]
     # tensorboard_trace_handler's names: <worker>.<time in ns>.pt.trace.json, one per rank or cycle
     others = [path for path in listed if not path.startswith(("broken/", "gpu/"))]
     folders = ("ddp/job/rank0.", "ddp/job/rank1.", "workers-0/profile/", "workers-2/profile/")
@@ -130,7 +150,9 @@ def test_both_schemas_are_read_with_their_rank_devices_and_start(marts):
     got = rows(
         marts,
         "select file_path, schema_kind, rank, rank_source, world_size, devices, gpu_event_count, profiled_steps, "
-        "run_id, collection, task, is_own_run from main.fct_traces where file_path like 'gpu/%' order by file_path",
+        "run_id, collection, task, is_own_run from main.fct_traces where file_path in (?, ?) order by file_path",
+        CURRENT,
+        LEGACY,
     )
     assert got == [
         # 9 GPU events of the plan (the gpu_user_annotation has no stream); 2 steps (the last is cut short)
@@ -180,7 +202,9 @@ def test_each_trace_is_split_as_hta_would_by_hand(marts):
         for row in rows(
             marts,
             "select file_path, gpu_span_seconds, idle_seconds, compute_seconds, non_compute_seconds, "
-            "communication_seconds, memory_seconds from main.fct_run_trace_gpu_time where file_path like 'gpu/%'",
+            "communication_seconds, memory_seconds from main.fct_run_trace_gpu_time where file_path in (?, ?)",
+            CURRENT,
+            LEGACY,
         )
     )
     assert got[LEGACY] == pytest.approx([value / 1e6 for value in (1180, 350, 540, 290, 270, 20)])
@@ -188,7 +212,9 @@ def test_each_trace_is_split_as_hta_would_by_hand(marts):
     streams = rows(
         marts,
         "select file_path, stream, host_wait_seconds, kernel_wait_seconds, other_idle_seconds "
-        "from main.fct_run_trace_stream_idle_time where file_path like 'gpu/%' order by file_path, stream",
+        "from main.fct_run_trace_stream_idle_time where file_path in (?, ?) order by file_path, stream",
+        CURRENT,
+        LEGACY,
     )
     assert streams == [
         (CURRENT, 7, pytest.approx(1220 / 1e6), pytest.approx(20 / 1e6), 0),
@@ -228,38 +254,65 @@ def hta_breakdowns(trace_dir):
     return temporal, idle
 
 
-@pytest.mark.parametrize("trace", [CURRENT, LEGACY])
-def test_every_gpu_trace_is_split_as_hta_splits_it(trace, raw, marts, tmp_path):
-    job = tmp_path / "job"
-    job.mkdir()
-    shutil.copy(raw / trace, job / os.path.basename(trace))  # HTA reads a job's folder
-    temporal, idle = hta_breakdowns(job)
-    [hta] = temporal.to_dict("records")
-    [ours] = rows(
-        marts,
-        "select rank, 100 * idle_share, 100 * compute_share, 100 * non_compute_share, gpu_span_seconds * 1e6 "
-        "from main.fct_run_trace_gpu_time where file_path = ?",
-        trace,
-    )
-    assert ours[0] == hta["rank"]
-    assert abs(ours[1] - hta["idle_time_pctg"]) <= 0.5
-    assert abs(ours[2] - hta["compute_time_pctg"]) <= 0.5
-    assert abs(ours[3] - hta["non_compute_time_pctg"]) <= 0.5
-    assert ours[4] == pytest.approx(hta["kernel_time(us)"])
+@pytest.mark.parametrize(
+    "job", [[CURRENT], [LEGACY], [FRACTIONAL], list(JOB)], ids=["current", "2021", "fractional", "two-ranks"]
+)
+def test_every_gpu_trace_is_split_as_hta_splits_it(job, raw, marts, tmp_path):
+    folder = tmp_path / "job"
+    folder.mkdir()
+    for trace in job:
+        shutil.copy(raw / trace, folder / os.path.basename(trace))  # HTA reads a job's folder
+    temporal, idle = hta_breakdowns(folder)
+    theirs_by_rank = {row["rank"]: row for row in temporal.to_dict("records")}
+    ours_by_rank = {
+        row[0]: row[1:]
+        for row in rows(
+            marts,
+            "select rank, 100 * idle_share, 100 * compute_share, 100 * non_compute_share, gpu_span_seconds * 1e6 "
+            f"from main.fct_run_trace_gpu_time where file_path in ({', '.join('?' for _ in job)})",
+            *job,
+        )
+    }
+    assert sorted(ours_by_rank) == sorted(theirs_by_rank)
+    for rank, ours in ours_by_rank.items():
+        hta = theirs_by_rank[rank]
+        assert abs(ours[0] - hta["idle_time_pctg"]) <= 0.5
+        assert abs(ours[1] - hta["compute_time_pctg"]) <= 0.5
+        assert abs(ours[2] - hta["non_compute_time_pctg"]) <= 0.5
+        assert ours[3] == pytest.approx(hta["kernel_time(us)"])
     by_stream = rows(
         marts,
-        "select stream, 100 * host_wait_share, 100 * kernel_wait_share, 100 * other_idle_share, "
-        "stream_idle_seconds * 1e6 from main.fct_run_trace_stream_idle_time where file_path = ?",
-        trace,
+        "select rank, stream, 100 * host_wait_share, 100 * kernel_wait_share, 100 * other_idle_share, "
+        "stream_idle_seconds * 1e6 from main.fct_run_trace_stream_idle_time "
+        f"where file_path in ({', '.join('?' for _ in job)})",
+        *job,
     )
-    frame = idle[ours[0]]
-    for stream, host, kernel, other, total in by_stream:
+    assert by_stream
+    for rank, stream, host, kernel, other, total in by_stream:
+        frame = idle[rank]
         theirs = {row["idle_category"]: row for row in frame[frame["stream"] == stream].to_dict("records")}
         assert sum(row["idle_time"] for row in theirs.values()) == pytest.approx(total)
         for category, value in (("host_wait", host), ("kernel_wait", kernel), ("other", other)):
             # HTA lists only the categories a stream has
             hta_share = theirs[category]["idle_time_ratio"] if category in theirs else 0
             assert abs((value or 0) - 100 * hta_share) <= 0.5
+
+
+def test_gpu_ranks_of_one_job_name_the_rank_that_launched_its_collective_last(marts):
+    """In step 1 rank 0 launches the all-reduce at 320 us, rank 1 at 320 + 40: rank 1 is last and
+    rank 0 waits 40 us; step 2 launches no collective (tests/helpers/kineto_traces.py)."""
+    assert rows(
+        marts, "select distinct run_id, collection, task from main.fct_traces where file_path in (?, ?)", *JOB
+    ) == [("trace:gpu/job", "gpu", "job")]
+    got = rows(
+        marts,
+        "select step_number, rank, straggling_rank, launch_after_first_seconds, waited_seconds "
+        "from main.fct_run_step_rank_collectives where run_id = 'trace:gpu/job' order by step_number, rank",
+    )
+    assert got == [
+        (1, 0, 1, 0, pytest.approx(COLLECTIVE_DELAY / 1e6)),
+        (1, 1, 1, pytest.approx(COLLECTIVE_DELAY / 1e6), 0),
+    ]
 
 
 def test_a_cpu_only_trace_has_no_gpu_breakdown_never_zero_idle(marts):
