@@ -57,8 +57,8 @@ def read_one(connection: duckdb.DuckDBPyConnection, schema: str, trace: LogFile,
     handle = open(path, "w", newline="", encoding="utf-8")
     try:
         writer = csv.writer(handle, quoting=csv.QUOTE_NONNUMERIC)
-        for event in read_trace(trace, header):
-            writer.writerow((trace.file_path, trace.file_fingerprint, *event_row(event)))
+        for number, event in read_trace(trace, header):
+            writer.writerow((trace.file_path, trace.file_fingerprint, *event_row(number, event)))
             pending += 1
             if pending == BATCH_EVENTS:
                 handle.close()

@@ -29,6 +29,7 @@ CHUNK_CHARS = 1 << 20
 LARGEST_VALUE_CHARS = 64 << 20  # an event or header value larger than this stops the reading
 DECODER = json.JSONDecoder()
 SPACE = re.compile(r"[ \t\r\n]*")
+DELIMITER = re.compile(r"[ \t\r\n]*([,\]])[ \t\r\n]*")  # what follows an event of traceEvents
 # a rank in the file name when the trace does not say it (distributedInfo): `rank-3`, `rank_3`,
 # `rank3`, `worker3` (not `workers_3`)
 RANK_IN_NAME = re.compile(r"(?:^|[^A-Za-z])(?:rank[-_]?|worker)(\d+)(?![A-Za-z])", re.IGNORECASE)
@@ -108,8 +109,9 @@ def open_text(log_file: LogFile):
     return open(log_file.absolute_path, encoding="utf-8", errors="replace")
 
 
-def read_trace(log_file: LogFile, header: TraceHeader) -> Iterator[dict]:
-    """Yield the trace's kept events (see the module's docstring), filling header as it goes;
+def read_trace(log_file: LogFile, header: TraceHeader) -> Iterator[tuple[int, dict]]:
+    """Yield (number, event) of the trace's kept events (see the module's docstring), filling
+    header as it goes;
     a fault is header.read_error, never raised."""
     if log_file.unread_reason is not None:
         header.read_error = log_file.unread_reason
@@ -150,27 +152,47 @@ def walk(buffer: Buffer, header: TraceHeader) -> Iterator[dict]:
         raise TraceFormatError("not_a_trace: the object has no traceEvents")
 
 
-def events(buffer: Buffer, header: TraceHeader) -> Iterator[dict]:
+def next_event(buffer: Buffer, number: int) -> tuple[object, bool]:
+    """(the next event of traceEvents, whether the array ends after it), the buffer moved past the
+    comma or bracket that follows. The usual case, an event and its delimiter whole in the
+    buffer, is decoded in place; anything else (the buffer's end, bad JSON) by Buffer.value."""
+    try:
+        event, end = DECODER.raw_decode(buffer.text, buffer.position)
+        delimiter = DELIMITER.match(buffer.text, end)
+        if delimiter is not None:
+            buffer.position = delimiter.end()
+            return event, delimiter.group(1) == "]"
+    except json.JSONDecodeError:
+        pass
+    event = buffer.value(f"in traceEvents after event {number}")
+    following = buffer.peek()
+    if following == "]":
+        buffer.position += 1
+        return event, True
+    buffer.take(",", f"in traceEvents after event {number + 1}")
+    return event, False
+
+
+def events(buffer: Buffer, header: TraceHeader) -> Iterator[tuple[int, dict]]:
+    """(number, event) of each kept event of traceEvents, numbered from 1 among all its events."""
     buffer.take("[", "at the start of traceEvents")
     if buffer.peek() == "]":
         buffer.position += 1
         return
-    number = 0
-    while True:
-        event = buffer.value(f"in traceEvents after event {number}")
+    number, ended = 0, False
+    while not ended:
+        buffer.peek()
+        event, ended = next_event(buffer, number)
         number += 1
         if kept(event):
             header.event_count += 1
             header.categories.add(event["cat"])
             start, end = event["ts"], event["ts"] + event["dur"]
-            header.first_ts = start if header.first_ts is None else min(header.first_ts, start)
-            header.last_end_ts = end if header.last_end_ts is None else max(header.last_end_ts, end)
-            yield {**event, "event_number": number}
-        following = buffer.peek()
-        if following == "]":
-            buffer.position += 1
-            return
-        buffer.take(",", f"in traceEvents after event {number}")
+            if header.first_ts is None or start < header.first_ts:
+                header.first_ts = start
+            if header.last_end_ts is None or end > header.last_end_ts:
+                header.last_end_ts = end
+            yield number, event
 
 
 def is_number(value) -> bool:
@@ -207,12 +229,12 @@ def as_text(value) -> str | None:
     return str(value) if isinstance(value, int) and not isinstance(value, bool) else json.dumps(value)
 
 
-def event_row(event: dict) -> tuple:
+def event_row(number: int, event: dict) -> tuple:
     """The trace_events columns of a kept event, after file_path and file_fingerprint."""
     args = event.get("args") if isinstance(event.get("args"), dict) else {}
     external = args.get("External id", args.get("external id"))
     return (
-        event["event_number"],
+        number,
         event["cat"],
         as_text(event.get("name")) or "",
         float(event["ts"]),
