@@ -69,13 +69,14 @@ def complete(category: str, name: str, ts: float, dur: float, pid, tid, args: di
     return {"ph": "X", "cat": category, "name": name, "pid": pid, "tid": tid, "ts": ts, "dur": dur, "args": args}
 
 
-def gpu_events(legacy: bool, origin: float, collective_delay: int = 0) -> list[dict]:
+def gpu_events(legacy: bool, origin: float, collective_delay: int = 0, with_steps: bool = True) -> list[dict]:
     """The plan's events in one schema, in the order Kineto writes them (host first, then GPU);
-    collective_delay: microseconds later the all-reduce (correlation 4) is launched."""
+    collective_delay: microseconds later the all-reduce (correlation 4) is launched; with_steps
+    False: no ProfilerStep annotation (a trace of `profile()` without `step()`)."""
     category = (lambda name: LEGACY_CATEGORIES[name]) if legacy else (lambda name: name)
     external = "external id" if legacy else "External id"
     events = []
-    for number, (name, start, duration) in enumerate(STEPS, start=1):
+    for number, (name, start, duration) in enumerate(STEPS if with_steps else [], start=1):
         events.append(
             complete(
                 category("user_annotation"), name, origin + start, duration, HOST_PID, HOST_TID, {external: number}
@@ -105,7 +106,7 @@ def gpu_events(legacy: bool, origin: float, collective_delay: int = 0) -> list[d
         args = {"device": 0, "context": 1, "stream": stream, "correlation": correlation, external: 100 + correlation}
         events.append(complete(category(kind), name, origin + start, end - start, 0, tid, args))
     if not legacy:
-        for name, start, end in GPU_STEP_ANNOTATIONS:
+        for name, start, end in GPU_STEP_ANNOTATIONS if with_steps else []:
             events.append(complete("gpu_user_annotation", name, origin + start, end - start, 0, 7, {external: 0}))
         events.append({"ph": "s", "id": 1, "pid": HOST_PID, "tid": HOST_TID, "ts": origin + 300, "cat": "ac2g"})
     events.append(
@@ -115,14 +116,16 @@ def gpu_events(legacy: bool, origin: float, collective_delay: int = 0) -> list[d
     return events
 
 
-def current_trace(rank: int = 0, world_size: int = 1, collective_delay: int = 0, origin: float = ORIGIN_US) -> dict:
+def current_trace(
+    rank: int = 0, world_size: int = 1, collective_delay: int = 0, origin: float = ORIGIN_US, with_steps: bool = True
+) -> dict:
     """The plan in the current schema, as torch 2.x writes it (some keys after traceEvents);
     origin: the first step's ts (a fraction makes HTA round every time, def_trace_times)."""
     return {
         "schemaVersion": 1,
         "deviceProperties": [{"id": 0, "name": "NVIDIA H100 80GB HBM3", "totalGlobalMem": 85_000_000_000}],
         "distributedInfo": {"backend": "nccl", "rank": rank, "world_size": world_size},
-        "traceEvents": gpu_events(legacy=False, origin=origin, collective_delay=collective_delay),
+        "traceEvents": gpu_events(False, origin, collective_delay, with_steps),
         "traceName": "gpu.pt.trace.json",
         "displayTimeUnit": "ms",
         "baseTimeNanoseconds": BASE_NS,

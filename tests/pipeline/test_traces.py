@@ -40,6 +40,11 @@ The folder holds:
 - `gpu/fractional/gpu.pt.trace.json`: the current-schema plan 0.25 us later, every time with a
   fraction, as torch writes them (HTA then rounds each start up and each end down); compared with
   HTA only.
+- `gpu/nosteps/gpu.pt.trace.json`: the current-schema plan without its ProfilerStep annotations
+  (host and GPU): one step, the whole trace, from the first event's start (the DataLoader's at 10)
+  to the last one's end (the kernel's at 2300): 2290 us, its data loading 200 + 100 = 300. With no
+  step names HTA cuts nothing: the GPU figures are the current schema's whole-trace figures
+  (span 1980, idle 1000, computation 690; host wait 1220, kernel wait 20, other 50).
 - `gpu/job/rank-0.pt.trace.json`, `rank-1.pt.trace.json`: the current-schema plan on two ranks
   (distributedInfo ranks 0 and 1, world size 2), rank 1 launching the all-reduce COLLECTIVE_DELAY
   us later (at 360 instead of 320): one job, run `trace:gpu/job`; in step 1 rank 1 is the last to
@@ -74,6 +79,7 @@ from runlens.raw_logs.trace_listing import list_trace_files
 CURRENT = "gpu/current/gpu.pt.trace.json"
 LEGACY = "gpu/legacy/trace.json.gz"
 FRACTIONAL = "gpu/fractional/gpu.pt.trace.json"
+NO_STEPS = "gpu/nosteps/gpu.pt.trace.json"
 JOB = ("gpu/job/rank-0.pt.trace.json", "gpu/job/rank-1.pt.trace.json")
 COLLECTIVE_DELAY = 40
 BROKEN = "broken/cut.pt.trace.json"
@@ -84,6 +90,7 @@ REQUIRED = os.environ.get("RUNLENS_REQUIRE_FRAMEWORKS") == "1"
 def write_folder(raw):
     kineto_traces.write(raw / CURRENT, kineto_traces.current_trace())
     kineto_traces.write(raw / LEGACY, kineto_traces.legacy_trace())
+    kineto_traces.write(raw / NO_STEPS, kineto_traces.current_trace(with_steps=False))
     kineto_traces.write(raw / FRACTIONAL, kineto_traces.current_trace(origin=kineto_traces.ORIGIN_US + 0.25))
     for rank, path in enumerate(JOB):
         delay = COLLECTIVE_DELAY if rank == 1 else 0
@@ -128,6 +135,7 @@ def test_traces_are_listed_by_name_or_by_their_traceEvents_and_nothing_else_is(r
         FRACTIONAL,
         *JOB,
         LEGACY,
+        NO_STEPS,
     ]
     # tensorboard_trace_handler's names: <worker>.<time in ns>.pt.trace.json, one per rank or cycle
     others = [path for path in listed if not path.startswith(("broken/", "gpu/"))]
@@ -255,7 +263,9 @@ def hta_breakdowns(trace_dir):
 
 
 @pytest.mark.parametrize(
-    "job", [[CURRENT], [LEGACY], [FRACTIONAL], list(JOB)], ids=["current", "2021", "fractional", "two-ranks"]
+    "job",
+    [[CURRENT], [LEGACY], [FRACTIONAL], list(JOB), [NO_STEPS]],
+    ids=["current", "2021", "fractional", "two-ranks", "no-steps"],
 )
 def test_every_gpu_trace_is_split_as_hta_splits_it(job, raw, marts, tmp_path):
     folder = tmp_path / "job"
@@ -296,6 +306,20 @@ def test_every_gpu_trace_is_split_as_hta_splits_it(job, raw, marts, tmp_path):
             # HTA lists only the categories a stream has
             hta_share = theirs[category]["idle_time_ratio"] if category in theirs else 0
             assert abs((value or 0) - 100 * hta_share) <= 0.5
+
+
+def test_a_trace_without_profiler_steps_is_one_step(marts):
+    got = rows(
+        marts,
+        "select step_label, step_number, is_whole_trace, wall_seconds, data_loading_seconds, gpu_span_seconds, "
+        "idle_seconds, compute_seconds, host_wait_seconds, kernel_wait_seconds, other_idle_seconds "
+        "from main.fct_run_steps where file_path = ?",
+        NO_STEPS,
+    )
+    [(label, number, is_whole_trace, *seconds)] = got
+    assert (label, number, is_whole_trace) == ("whole trace", None, True)
+    assert seconds == pytest.approx([value / 1e6 for value in (2290, 300, 1980, 1000, 690, 1220, 20, 50)])
+    assert rows(marts, "select profiled_steps from main.fct_traces where file_path = ?", NO_STEPS) == [(0,)]
 
 
 def test_gpu_ranks_of_one_job_name_the_rank_that_launched_its_collective_last(marts):
