@@ -18,9 +18,13 @@ The folder holds:
   630 = 80 (launched at 700 > 630: host wait); stream 20 gap 950 - 900 = 50 (launched at 330:
   not host wait; 50 >= 30: other). Data loading 10..210: 200 of 1000.
 
-  Step 2 (1000..2000): 1150-1250, 1350-1450, 1460-1500, all computation: span 350, busy 240,
-  idle 110, computation 240. Gaps on stream 7: 100 (launched at 1300 > 1250: host wait) and 10
-  (launched at 1310 < 1450: kernel wait). Data loading 1010..1110: 100 of 1000.
+  Step 2 (1000..2000): 1150-1250, 1350-1450, 1460-1500, all computation. Its stretch of the GPU's
+  timeline runs from step 1's last GPU end, 970, to its own, 1500: span 530, busy 240, idle 290
+  (the GPU waits 970..1150 for the host), computation 240. Gaps before its events on stream 7:
+  1150 - 760 = 390 (from step 1's copy; launched at 1100 > 760: host wait), 100 (launched at
+  1300 > 1250: host wait) and 10 (launched at 1310 < 1450: kernel wait). Data loading 1010..1110:
+  100 of 1000. The two steps add up to the 2021 trace's whole figures below (span 650 + 530 =
+  1180, idle 60 + 290 = 350; stream 7's gaps 90 + 500 = 590, stream 20's 50).
 
   Step 3 is the last, cut short by the profiler: not a step of the marts.
 
@@ -184,7 +188,7 @@ def test_each_step_is_split_as_worked_out_by_hand(marts):
     )
     expected = [
         ("ProfilerStep#1", 1000, 200 / 1000, 650, 60, 300, 270, 20, 0, 80, 10, 50),
-        ("ProfilerStep#2", 1000, 100 / 1000, 350, 110, 240, 0, 0, 0, 100, 10, 0),
+        ("ProfilerStep#2", 1000, 100 / 1000, 530, 290, 240, 0, 0, 0, 490, 10, 0),
     ]
     assert [row[0] for row in got] == [row[0] for row in expected]
     for row, want in zip(got, expected, strict=True):
@@ -306,6 +310,25 @@ def test_every_gpu_trace_is_split_as_hta_splits_it(job, raw, marts, tmp_path):
             # HTA lists only the categories a stream has
             hta_share = theirs[category]["idle_time_ratio"] if category in theirs else 0
             assert abs((value or 0) - 100 * hta_share) <= 0.5
+
+
+def test_the_steps_add_up_to_hta_s_trace_when_every_gpu_event_lies_in_one(raw, marts, tmp_path):
+    """The 2021 trace's GPU events were all launched in its two analysed steps (the current
+    schema's window also takes the kernel launched in step 3): its steps tile HTA's span."""
+    folder = tmp_path / "job"
+    folder.mkdir()
+    shutil.copy(raw / LEGACY, folder / os.path.basename(LEGACY))
+    temporal, idle = hta_breakdowns(folder)
+    [hta] = temporal.to_dict("records")
+    [(span, idle_seconds, stream_idle)] = rows(
+        marts,
+        "select sum(gpu_span_seconds), sum(idle_seconds), sum(stream_idle_seconds) from main.fct_run_steps "
+        "where file_path = ?",
+        LEGACY,
+    )
+    assert span * 1e6 == pytest.approx(hta["kernel_time(us)"])
+    assert idle_seconds * 1e6 == pytest.approx(hta["idle_time(us)"])
+    assert stream_idle * 1e6 == pytest.approx(idle[0]["idle_time"].sum())
 
 
 def test_a_trace_without_profiler_steps_is_one_step(marts):
