@@ -211,15 +211,16 @@ def kept(event) -> bool:
 
 
 def as_integer(value) -> int | None:
-    """An integer argument (a stream, a device, a correlation id), else None; `"7"` is 7."""
+    """An integer argument (a stream, a device, a correlation id) that a bigint holds, else None;
+    `"7"` is 7."""
     if isinstance(value, bool):
         return None
-    if isinstance(value, int):
-        return value
     if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, str) and re.fullmatch(r"-?\d+", value.strip()):
-        return int(value)
+        value = int(value)
+    elif isinstance(value, str) and re.fullmatch(r"-?\d{1,19}", value.strip()):
+        value = int(value)
+    if isinstance(value, int) and -(2**63) <= value < 2**63:
+        return value
     return None
 
 

@@ -94,3 +94,13 @@ def test_the_buffer_never_holds_much_more_than_a_chunk(tmp_path, monkeypatch):
     assert header.read_error is None and len(read_events) == len(expected_events(trace))
     assert path.stat().st_size > 50 * max(held)
     assert max(held) <= 2 * 64 * 1024
+
+
+def test_arguments_a_bigint_cannot_hold_are_null(tmp_path):
+    """An id past a bigint (or no integer at all) is no id: NULL, never a failed reading."""
+    event = {"ph": "X", "cat": "kernel", "name": "k", "ts": 1, "dur": 2, "pid": 0, "tid": 7}
+    event["args"] = {"stream": "7", "correlation": 2**64, "device": 1.5, "External id": True}
+    path = kineto_traces.write(tmp_path / "ids.pt.trace.json", {"traceEvents": [event]})
+    [(number, kept_event)] = read(path, tmp_path)[0]
+    row = trace_reading.event_row(number, kept_event)
+    assert row[-4:] == (7, None, None, None)
