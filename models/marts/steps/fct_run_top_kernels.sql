@@ -40,7 +40,7 @@ final as (
         ranked.run_id,
         runs.collection,
         runs.task,
-        ranked.position,
+        cast(ranked.position as {{ var('runlens_types')[target.type].bigint }}) as position,
         ranked.kernel_name,
         ranked.gpu_work_type,
         ranked.calls,
