@@ -39,6 +39,7 @@ from runlens.raw_logs.listing import (
     log_suffixes,
     no_logs_note,
 )
+from runlens.raw_logs.trace_listing import has_trace_files
 from runlens.stopping import deferred, stop_requested, undone_on_exit
 from runlens.usage import LOGS_OPTION, RAW_DIR_VARIABLE, build_command, database_folder_missing, raw_dir_option
 
@@ -87,10 +88,10 @@ def raw_folder(logs: str | Path | None = None) -> Path:
 
 
 def check_inputs(raw: Path, database: Path, given_as: str = LOGS_OPTION) -> bool:
-    """Whether raw holds logs; raises UsageError on a raw folder, as-of time or database folder
-    that cannot be used. given_as: how the user gave the raw folder (usage.raw_dir_option)."""
+    """Whether raw holds logs (or profiler traces); raises UsageError on a raw folder, as-of time or
+    database folder that cannot be used. given_as: how the user gave the raw folder (usage.raw_dir_option)."""
     try:
-        has_logs = has_log_files(str(raw), given_as)
+        has_logs = has_log_files(str(raw), given_as) or has_trace_files(str(raw), given_as)
         pinned_as_of(raw)
         read_collections(raw)
     except (RawFolderError, AsOfError, MetadataError) as error:

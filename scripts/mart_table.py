@@ -33,6 +33,7 @@ FOLDERS = {
     "live": "Live sweeps, span and GPU-hours (`models/marts/live/`)",
     "utilization": "GPU utilization from samples, by interval, and idle GPU-hours (`models/marts/utilization/`)",
     "ranks": "Runs with several ranks: arrival spread, waiting, straggling ranks (`models/marts/ranks/`)",
+    "steps": "Profiled steps from profiler traces: wall time, data loading, HTA's GPU time (`models/marts/steps/`)",
     "goodput": "Goodput: what trained the model and what took the rest (`models/marts/goodput/`)",
     "events": "Events: every accepted event and the events of other types (`models/marts/events/`)",
     "data_quality": "Data quality: every line of every file, rejects, approximations (`models/marts/data_quality/`)",

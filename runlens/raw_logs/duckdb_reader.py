@@ -17,6 +17,7 @@ from datetime import datetime
 import duckdb
 
 from runlens.raw_logs.as_of import pinned_as_of
+from runlens.raw_logs.duckdb_traces import refresh_traces, traces_unchanged
 from runlens.raw_logs.folder_metadata import read_collections
 from runlens.raw_logs.handover import chunk_bytes, chunks, native_reads
 from runlens.raw_logs.listing import LogFile, list_log_files
@@ -245,6 +246,7 @@ def refresh(connection: duckdb.DuckDBPyConnection, raw_dir: str, schema: str, *,
         errors = read_files(connection, schema, plan.to_read)
         read_lines = connection.execute(f"select count(*) from {schema}.log_lines").fetchone()[0] - before
         write_file_records(connection, schema, plan.to_read, errors, started_at)
+        refresh_traces(connection, schema, raw_dir, started_at, full=full)
         write_folder_context(connection, schema, raw_dir, started_at)
         connection.execute(f"delete from {schema}.last_build")
         connection.execute("commit")
@@ -266,6 +268,8 @@ def folder_unchanged(connection: duckdb.DuckDBPyConnection, raw_dir: str, schema
             f"select raw_dir, pinned_as_of, reading_error from {schema}.build_context"
         ).fetchall()
         collections = connection.execute(f"select * from {schema}.collections order by collection").fetchall()
+        if not traces_unchanged(connection, schema, raw_dir):
+            return False
     except duckdb.CatalogException:
         return False
     pinned = pinned_as_of(raw_dir)

@@ -20,6 +20,8 @@ SUFFIXES_VARIABLE = "RUNLENS_LOG_SUFFIXES"
 JSON_SUFFIX = ".json"
 FIRST_LINE_BYTES = 1 << 16  # what json_lines_files reads of a file to tell JSON Lines
 IGNORED_PREFIXES = ("_", ".")
+# profiler traces (trace_listing.py): never logs, even where RUNLENS_LOG_SUFFIXES adds `.json`
+TRACE_SUFFIXES = (".pt.trace.json", ".pt.trace.json.gz")
 # the fingerprint and unread reason of a file that cannot be opened at all (found when listed)
 UNSTATABLE = ("unreadable", "unreadable: cannot stat")
 NOT_A_REGULAR_FILE = ("not_a_regular_file", "unreadable: not a regular file")
@@ -106,7 +108,9 @@ def find_paths(raw_dir: str, suffixes: tuple[str, ...], given_as: str = RAW_DIR_
 
 def find_log_paths(raw_dir: str, given_as: str = RAW_DIR_VARIABLE):
     """Yield the absolute paths of log files below raw_dir (absolute) in a stable order."""
-    yield from find_paths(raw_dir, log_suffixes(), given_as)
+    for path in find_paths(raw_dir, log_suffixes(), given_as):
+        if not path.endswith(TRACE_SUFFIXES):
+            yield path
 
 
 def json_lines_files(raw_dir: str) -> int:

@@ -20,7 +20,13 @@ from runlens.raw_logs.listing import list_log_files
 from runlens.raw_logs.raw_tables import TABLES, ReadSummary, loaded_at_now, log_file_row, plan_reading, split_lines
 from runlens.raw_logs.reading import read_log_text
 
-TYPES = {"varchar": "text", "bigint": "bigint", "timestamp": "timestamp", "boolean": "boolean"}
+TYPES = {
+    "varchar": "text",
+    "bigint": "bigint",
+    "timestamp": "timestamp",
+    "boolean": "boolean",
+    "double": "double precision",
+}
 BATCH_ROWS = 200_000  # lines sent by one COPY
 
 

@@ -50,6 +50,44 @@ TABLES = {
         ("pinned_as_of", "timestamp"),
         ("reading_error", "varchar"),
     ],
+    # the profiler traces below the raw folder (trace_listing.py, trace_reading.py)
+    "trace_files": [
+        ("file_path", "varchar"),
+        ("absolute_path", "varchar"),
+        ("size_bytes", "bigint"),
+        ("modified_at", "timestamp"),
+        ("is_gzip", "boolean"),
+        ("file_fingerprint", "varchar"),
+        ("schema_version", "bigint"),
+        ("schema_kind", "varchar"),
+        ("base_time_ns", "bigint"),
+        ("rank", "bigint"),
+        ("rank_source", "varchar"),
+        ("world_size", "bigint"),
+        ("distributed_backend", "varchar"),
+        ("device_count", "bigint"),
+        ("devices", "varchar"),
+        ("event_count", "bigint"),
+        ("started_at", "timestamp"),
+        ("ended_at", "timestamp"),
+        ("read_error", "varchar"),
+        ("loaded_at", "timestamp"),
+    ],
+    "trace_events": [
+        ("file_path", "varchar"),
+        ("file_fingerprint", "varchar"),
+        ("event_number", "bigint"),
+        ("cat", "varchar"),
+        ("name", "varchar"),
+        ("ts", "double"),
+        ("dur", "double"),
+        ("pid", "varchar"),
+        ("tid", "varchar"),
+        ("stream", "bigint"),
+        ("device", "bigint"),
+        ("correlation", "bigint"),
+        ("external_id", "bigint"),
+    ],
     "last_build": [
         ("inputs", "varchar"),
         ("database_state", "varchar"),
@@ -61,6 +99,12 @@ TABLES = {
 def raw_schema(target_schema: str) -> str:
     """The schema (Spark: database) of the raw tables beside the target schema dbt builds into."""
     return f"{target_schema}_raw"
+
+
+def trace_file_row(row: dict, loaded_at: datetime) -> tuple:
+    """The trace_files row of a trace read now (row: trace_reading.file_row)."""
+    row = {**row, "loaded_at": loaded_at}
+    return tuple(row[column] for column, _ in TABLES["trace_files"])
 
 
 def log_file_row(log_file: LogFile, read_errors: dict[str, str], loaded_at: datetime) -> tuple:

@@ -35,7 +35,13 @@ from runlens.raw_logs.reading import read_log_bytes
 
 LARGEST_SPARK_BYTES = 64 * 1024 * 1024  # a larger file is read on the driver, a chunk at a time (memory)
 PYTHON_BATCH_BYTES = 256 * 1024 * 1024  # text read on the driver handed to Spark in one write
-SPARK_TYPES = {"varchar": "string", "bigint": "bigint", "timestamp": "timestamp", "boolean": "boolean"}
+SPARK_TYPES = {
+    "varchar": "string",
+    "bigint": "bigint",
+    "timestamp": "timestamp",
+    "boolean": "boolean",
+    "double": "double",
+}
 GLOB_CHARACTERS = re.compile(r"([\\*?\[\]{}])")  # what Hadoop reads as a pattern in a path: escaped
 LISTING_THRESHOLD = "spark.sql.sources.parallelPartitionDiscovery.threshold"
 TEXTS = "file_path string, file_fingerprint string, first_line_number bigint, text string"

@@ -30,7 +30,13 @@ from runlens.raw_logs.raw_tables import TABLES, ReadSummary
 
 KEYS = {"log_files": 1, "log_lines": 2, "collections": 1}  # the leading columns that order rows (else all)
 READ_AT = {"log_files": "loaded_at", "build_context": "build_started_at"}
-SPARK_TYPES = {"varchar": "string", "bigint": "bigint", "timestamp": "timestamp", "boolean": "boolean"}
+SPARK_TYPES = {
+    "varchar": "string",
+    "bigint": "bigint",
+    "timestamp": "timestamp",
+    "boolean": "boolean",
+    "double": "double",
+}
 UTF8_EDGES = {
     "utf8/surrogate.jsonl": b"a\xed\xa0\x80b\n",
     "utf8/overlong.jsonl": b"\xc0\x80\n",

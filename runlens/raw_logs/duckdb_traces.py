@@ -1,0 +1,97 @@
+"""The DuckDB reader's part for traces: the raw tables trace_files and trace_events in step with
+the trace files below the raw folder, incremental by file as the logs are (raw_tables.plan_reading),
+inside the reading's transaction (duckdb_reader.refresh).
+
+Each trace is read as a stream (trace_reading.py); its events go to DuckDB a batch of at most
+BATCH_EVENTS at a time through a CSV file in a temporary folder (DuckDB's CSV reader takes them
+far faster than one parameterised insert per row), so no more than a batch is held in Python.
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+import tempfile
+from datetime import datetime
+
+import duckdb
+
+from runlens.raw_logs.listing import LogFile
+from runlens.raw_logs.raw_tables import TABLES, plan_reading, trace_file_row
+from runlens.raw_logs.trace_listing import list_trace_files
+from runlens.raw_logs.trace_reading import TraceHeader, event_row, file_row, read_trace
+
+BATCH_EVENTS = 200_000
+EVENT_TYPES = {"varchar": "VARCHAR", "bigint": "BIGINT", "double": "DOUBLE"}
+
+
+def loaded_traces(connection: duckdb.DuckDBPyConnection, schema: str) -> dict[str, str]:
+    return dict(connection.execute(f"select file_path, file_fingerprint from {schema}.trace_files").fetchall())
+
+
+def forget_traces(connection: duckdb.DuckDBPyConnection, schema: str, file_paths: list[str]) -> None:
+    if not file_paths:
+        return
+    connection.execute("create or replace temp table forgotten_traces (file_path varchar)")
+    connection.executemany("insert into forgotten_traces values (?)", [(path,) for path in file_paths])
+    for table in ("trace_files", "trace_events"):
+        connection.execute(f"delete from {schema}.{table} where file_path in (select file_path from forgotten_traces)")
+    connection.execute("drop table forgotten_traces")
+
+
+def insert_batch(connection: duckdb.DuckDBPyConnection, schema: str, path: str) -> None:
+    """The events written to the CSV file at path into trace_events."""
+    columns = "{" + ", ".join(f"'{name}': '{EVENT_TYPES[kind]}'" for name, kind in TABLES["trace_events"]) + "}"
+    connection.execute(
+        f"insert into {schema}.trace_events select * from read_csv(?, header = false, quote = '\"', "
+        f"escape = '\"', columns = {columns}, auto_detect = false, null_padding = false)",
+        [path],
+    )
+
+
+def read_one(connection: duckdb.DuckDBPyConnection, schema: str, trace: LogFile, folder: str) -> dict:
+    """The trace's events into trace_events; its trace_files columns."""
+    header = TraceHeader()
+    path = os.path.join(folder, "events.csv")
+    pending = 0
+    handle = open(path, "w", newline="", encoding="utf-8")
+    try:
+        writer = csv.writer(handle, quoting=csv.QUOTE_NONNUMERIC)
+        for number, event in read_trace(trace, header):
+            writer.writerow((trace.file_path, trace.file_fingerprint, *event_row(number, event)))
+            pending += 1
+            if pending == BATCH_EVENTS:
+                handle.close()
+                insert_batch(connection, schema, path)
+                handle = open(path, "w", newline="", encoding="utf-8")
+                writer = csv.writer(handle, quoting=csv.QUOTE_NONNUMERIC)
+                pending = 0
+    finally:
+        handle.close()
+    if pending:
+        insert_batch(connection, schema, path)
+    return file_row(trace, header)
+
+
+def refresh_traces(
+    connection: duckdb.DuckDBPyConnection, schema: str, raw_dir: str, loaded_at: datetime, *, full: bool = False
+) -> int:
+    """Bring trace_files and trace_events in step with the traces below raw_dir (tables made by
+    the caller, inside its transaction); returns how many traces were read."""
+    plan = plan_reading(list_trace_files(raw_dir), loaded_traces(connection, schema), full)
+    forget_traces(connection, schema, plan.to_forget + [trace.file_path for trace in plan.to_read])
+    if not plan.to_read:
+        return 0
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="runlens-traces-") as folder:
+        for trace in plan.to_read:
+            rows.append(trace_file_row(read_one(connection, schema, trace, folder), loaded_at))
+    marks = ", ".join("?" for _ in TABLES["trace_files"])
+    connection.executemany(f"insert into {schema}.trace_files values ({marks})", rows)
+    return len(plan.to_read)
+
+
+def traces_unchanged(connection: duckdb.DuckDBPyConnection, schema: str, raw_dir: str) -> bool:
+    """Whether the trace files below raw_dir are those read, with the same fingerprints."""
+    listed = {trace.file_path: trace.file_fingerprint for trace in list_trace_files(raw_dir)}
+    return loaded_traces(connection, schema) == listed
