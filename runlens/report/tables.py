@@ -180,8 +180,12 @@ def comparison_table(profile: CollectionProfile) -> Table:
     rows.append(("mean wall time, all tasks", *means))
     if comparison.has_different_task_mix:
         matched = wall.column([comparison.matched_mean_wall_seconds, comparison.matched_baseline_mean_wall_seconds])
-        tasks = units.count(comparison.matched_tasks)
-        rows.append((f"mean wall time on the {tasks} tasks both ran, at this mix", *matched))
+        both = (
+            "the task both ran"
+            if comparison.matched_tasks == 1
+            else f"the {units.count(comparison.matched_tasks)} tasks both ran"
+        )
+        rows.append((f"mean wall time on {both}, at this mix", *matched))
     rows.append(
         (
             "measured by",

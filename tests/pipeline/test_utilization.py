@@ -277,6 +277,8 @@ def test_the_page_says_how_busy_the_gpus_were_and_where_the_idle_gpu_hours_went(
     assert "| `epoch_end -> run_end` | 1 | 0.011 | 0 | not measured | n/a | n/a |" in page
     assert "accepted events: 53 (37 of them utilization samples)" in page  # 22 + 6 + 9 samples
     assert "GPU utilization (no run carries" not in page
+    # util shares one task with its baseline (t1): said in the singular
+    assert "| mean wall time on the task both ran, at this mix |" in page
     assert clashes(page) == []
 
 
