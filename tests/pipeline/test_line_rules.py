@@ -1,5 +1,5 @@
 """The line rules, end to end: files of every awkward kind are read by the real pipeline (a dbt
-build: the reader in runlens/raw_logs, the line rules in macros/staging/log_lines.sql) and every
+build: the reader in runlens/raw_logs, the line rules in raw_tables.split_lines and each engine's reader) and every
 row of stg_log_lines is compared with a plain-Python statement of the documented semantics.
 
 - a line is a piece of the file's bytes split on `\\n`; the empty piece after a final newline is not
