@@ -58,6 +58,8 @@ PROFILE_READS = {
         "live_status desc, estimated_finish_at asc nulls last, run_id asc",
     ),
     "abandoned_runs": MartRead("fct_run_live_status", "live_status = 'abandoned'", "silent_seconds desc, run_id asc"),
+    # how often ranges like these held the true finish on the sweep's finished runs (def_eta_calibration)
+    "eta_calibration": MartRead("agg_collection_eta_calibration"),
     "span": MartRead("agg_collection_span"),
     "task_gpu_hours": MartRead("agg_task_gpu_hours", order_by="task"),
     "rank_waiting": MartRead("agg_collection_rank_waiting"),
@@ -101,6 +103,7 @@ ONE_ROW = {
     "data_quality",
     "epochs",
     "live",
+    "eta_calibration",
     "span",
     "rank_waiting",
     "utilization",
@@ -185,6 +188,7 @@ class CollectionProfile:
     live: Row | None = None
     live_runs: list[Row] = field(default_factory=list)
     abandoned_runs: list[Row] = field(default_factory=list)
+    eta_calibration: Row | None = None
     span: Row | None = None
     task_gpu_hours: list[Row] = field(default_factory=list)
     segments: list[Row] = field(default_factory=list)

@@ -223,6 +223,7 @@ def render_profile(env, connection, summary: Row, folder: Path, index: IndexData
         not_shown=sentences.not_shown(findings),
         first_epoch=sentences.first_epoch(findings),
         live_status=sentences.live_status(profile, findings) if findings.live_sweep else None,
+        eta_range=sentences.eta_range(findings),
         task_ends=sentences.task_ends(profile, findings, page_tables),
         saving_unmeasured=sentences.SAVING_UNMEASURED,
         coinciding_markers=sentences.coinciding_markers(findings),

@@ -85,6 +85,7 @@ class Findings:
     unmapped_sections: Finding | None = None
     inside_intervals: Finding | None = None
     gpu_utilization: Finding | None = None
+    eta_range: Finding | None = None
 
 
 def tied_groups(items: list, share_of) -> tuple[list, list]:
@@ -197,6 +198,18 @@ def live_sweep(profile: CollectionProfile) -> Finding | None:
     if live.last_finish_at is None:
         return Finding("no_finish_estimate")
     return Finding("last_finish_estimated")
+
+
+def eta_range(profile: CollectionProfile) -> Finding | None:
+    """How often ranges like the page's held the true finish on the sweep's finished runs replayed as
+    if live (agg_collection_eta_calibration, def_eta_calibration): `calibrated` when some replays'
+    task or collection has a factor, `uncalibrated` when none has (too few replays: the ranges are
+    the peers' uncorrected percentiles); nothing without a replay or a running run to say it of."""
+    held, live = profile.eta_calibration, profile.live
+    if held is None or live is None or not live.runs_running:
+        return None
+    key = "calibrated" if held.replays_calibrated else "uncalibrated"
+    return Finding(key, {"runs": held.finished_runs, "after": held.coverage_after, "before": held.coverage_before})
 
 
 def abandoned_against(profile: CollectionProfile) -> dict:
@@ -502,6 +515,7 @@ def evaluate(profile: CollectionProfile) -> Findings:
         span_use=span_use(profile),
         baseline_change=baseline_change(profile),
         live_sweep=live_sweep(profile),
+        eta_range=eta_range(profile),
         stragglers=stragglers(profile),
         coarse_split=coarse_split(profile),
         longest_interval=longest_interval(profile),

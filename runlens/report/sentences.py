@@ -179,8 +179,8 @@ def live_sweep(profile: CollectionProfile, findings: Findings) -> str:
     if key == "last_finish_estimated":
         words = (
             f"{plural(live.runs_running, 'run')} still running: the last will likely finish at"
-            f" {time(live.last_finish_at)} (between {time(live.last_finish_low_at)} and"
-            f" {time(live.last_finish_high_at)})"
+            f" {time(live.last_finish_at)} (between {time(live.last_finish_calibrated_low_at)} and"
+            f" {time(live.last_finish_calibrated_high_at)})"
         )
     elif key == "no_finish_estimate":
         words = (
@@ -617,6 +617,24 @@ def first_epoch(findings: Findings) -> str | None:
     if not findings.first_epoch:
         return None
     return FIRST_EPOCH_WORDS.get(findings.first_epoch.key, "The first epoch takes about as long as the later ones.")
+
+
+def eta_range(findings: Findings) -> str | None:
+    """The one line under "Still running" that says how often ranges like these held the truth."""
+    found = findings.eta_range
+    if found is None:
+        return None
+    figures = found.figures
+    words = (
+        f"On this sweep's {plural(figures['runs'], 'finished run')}, replayed as if live at each marker, ranges"
+        f" like these held the true finish {units.percent(figures['after'])} of the time"
+    )
+    if found.key == "calibrated":
+        return (
+            words + f" (the peers' uncorrected 25th to 75th percentile: {units.percent(figures['before'])}; each"
+            " range is scaled on its task's replays, else its collection's, `def_eta_calibration`)."
+        )
+    return words + ": too few replays to calibrate them, so each is the peers' uncorrected 25th to 75th percentile."
 
 
 def live_status(profile: CollectionProfile, findings: Findings) -> str:

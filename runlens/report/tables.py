@@ -136,9 +136,9 @@ def live_runs_table(profile: CollectionProfile) -> Table:
         return "none: stalled" if run.live_status == "stalled" else time(run.estimated_finish_at)
 
     def finish_range(run) -> str:
-        if run.live_status == "stalled" or run.estimated_finish_low_at is None:
+        if run.live_status == "stalled" or run.estimated_finish_calibrated_low_at is None:
             return "n/a"
-        return f"{time(run.estimated_finish_low_at)} to {time(run.estimated_finish_high_at)}"
+        return f"{time(run.estimated_finish_calibrated_low_at)} to {time(run.estimated_finish_calibrated_high_at)}"
 
     return table(
         [
@@ -149,7 +149,7 @@ def live_runs_table(profile: CollectionProfile) -> Table:
             ("elapsed", True, units.duration_column([run.elapsed_seconds for run in runs])),
             ("silent", True, units.duration_column([run.silent_seconds for run in runs])),
             ("likely finish", False, [finish(run) for run in runs]),
-            ("range (25th to 75th percentile)", False, [finish_range(run) for run in runs]),
+            ("range (25th to 75th percentile, calibrated)", False, [finish_range(run) for run in runs]),
             ("estimated from", False, [peer_words(run.peer_set, run.peer_runs) for run in runs]),
         ]
     )
@@ -712,7 +712,7 @@ def live_collections_table(index: IndexData, hrefs: dict[str, str], titles: dict
     def finish_range(entry) -> str:
         if entry.last_finish_at is None:
             return "n/a"
-        return f"{time(entry.last_finish_low_at)} to {time(entry.last_finish_high_at)}"
+        return f"{time(entry.last_finish_calibrated_low_at)} to {time(entry.last_finish_calibrated_high_at)}"
 
     return table(
         [

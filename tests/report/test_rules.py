@@ -435,6 +435,8 @@ def live(is_live: bool, running: int, stalled: int, abandoned: int, finish: bool
         last_finish_low_at=at if finish else None,
         last_finish_at=at if finish else None,
         last_finish_high_at=at if finish else None,
+        last_finish_calibrated_low_at=at if finish else None,
+        last_finish_calibrated_high_at=at if finish else None,
         spent_share=0.85,
     )  # noqa: E501
 
@@ -450,6 +452,49 @@ def live(is_live: bool, running: int, stalled: int, abandoned: int, finish: bool
 )
 def test_what_is_still_going(progress, key):
     assert rules.live_sweep(profile(live=progress)).key == key
+
+
+def calibration(calibrated: int, runs: int = 32, after: float = 0.52, before: float = 0.41) -> Row:
+    """agg_collection_eta_calibration: 32 finished runs replayed at 11 markers each, 352 replays."""
+    return mart_row(
+        "agg_collection_eta_calibration",
+        collection="c",
+        finished_runs=runs,
+        replays=352,
+        replays_calibrated=calibrated,
+        collection_range_scale=1.3 if calibrated else None,
+        coverage_before=before,
+        coverage_after=after,
+        median_abs_error_seconds=60.0,
+        median_relative_error=0.08,
+    )
+
+
+def test_the_range_line_says_how_often_ranges_like_these_held_the_true_finish():
+    """The issue's own example: 32 finished runs, calibrated ranges held 52% of them (the
+    uncorrected ones 41%); with no replay calibrated, the same figure and why it is uncorrected."""
+    running = live(True, 4, 1, 0)
+    found = rules.eta_range(profile(live=running, eta_calibration=calibration(352)))
+    assert found.key == "calibrated" and found.figures == {"runs": 32, "after": 0.52, "before": 0.41}
+    assert sentences.eta_range(SimpleNamespace(eta_range=found)) == (
+        "On this sweep's 32 finished runs, replayed as if live at each marker, ranges like these held the true"
+        " finish 52.0% of the time (the peers' uncorrected 25th to 75th percentile: 41.0%; each range is scaled"
+        " on its task's replays, else its collection's, `def_eta_calibration`)."
+    )
+    few = rules.eta_range(profile(live=running, eta_calibration=calibration(0, runs=2, after=0.0, before=0.0)))
+    assert few.key == "uncalibrated"
+    assert sentences.eta_range(SimpleNamespace(eta_range=few)) == (
+        "On this sweep's 2 finished runs, replayed as if live at each marker, ranges like these held the true"
+        " finish 0% of the time: too few replays to calibrate them, so each is the peers' uncorrected 25th to"
+        " 75th percentile."
+    )
+
+
+def test_no_range_line_without_replays_or_running_runs():
+    assert rules.eta_range(profile(live=live(True, 4, 0, 0))) is None
+    assert rules.eta_range(profile(live=live(True, 0, 1, 0, finish=False), eta_calibration=calibration(352))) is None
+    assert rules.eta_range(profile(eta_calibration=calibration(352))) is None
+    assert sentences.eta_range(SimpleNamespace(eta_range=None)) is None
 
 
 def test_a_finished_sweep_says_nothing_of_running_runs():

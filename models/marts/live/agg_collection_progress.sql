@@ -31,6 +31,8 @@ run_states as (
         live_runs.estimated_finish_low_at,
         live_runs.estimated_finish_at,
         live_runs.estimated_finish_high_at,
+        live_runs.estimated_finish_calibrated_low_at,
+        live_runs.estimated_finish_calibrated_high_at,
         run_times.active_seconds as spent_seconds
     from runs
     left join live_runs on runs.run_id = live_runs.run_id
@@ -48,6 +50,10 @@ collection_states as (
         max(estimated_finish_low_at) filter (where live_status = 'running') as last_finish_low_at,
         max(estimated_finish_at) filter (where live_status = 'running') as last_finish_at,
         max(estimated_finish_high_at) filter (where live_status = 'running') as last_finish_high_at,
+        max(estimated_finish_calibrated_low_at) filter (where live_status = 'running')
+            as last_finish_calibrated_low_at,
+        max(estimated_finish_calibrated_high_at) filter (where live_status = 'running')
+            as last_finish_calibrated_high_at,
         coalesce(sum(spent_seconds), 0) as spent_seconds,
         count(*) filter (where live_status = 'running' and remaining_seconds is null) as live_runs_without_estimate,
         coalesce(sum(remaining_seconds) filter (where live_status = 'running'), 0) as remaining_seconds
@@ -79,6 +85,8 @@ final as (
         shares.last_finish_low_at,
         shares.last_finish_at,
         shares.last_finish_high_at,
+        shares.last_finish_calibrated_low_at,
+        shares.last_finish_calibrated_high_at,
         shares.spent_seconds,
         shares.remaining_seconds,
         shares.live_runs_without_estimate,

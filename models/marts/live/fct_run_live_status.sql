@@ -3,7 +3,9 @@
 -- completed runs that passed the same marker (def_live_runs, def_live_eta, def_percentiles,
 -- def_stalled, def_abandoned). The peers come summed up per collection, task and marker
 -- (int_marker_peer_statistics), and each live run joins one summary: the model grows with runs
--- plus peers, never runs x peers.
+-- plus peers, never runs x peers. The range is also given calibrated on the sweep's own finished runs
+-- (def_eta_calibration: its half-widths scaled by its task's factor, else its collection's,
+-- agg_task_eta_calibration, agg_collection_eta_calibration), beside the peers' uncorrected one.
 -- Grain: one row per incomplete run with a run_start.
 {%- set double = var('runlens_types')[target.type].double %}
 with
@@ -22,6 +24,14 @@ progress as (
 
 peer_statistics as (
     select * from {{ ref('int_marker_peer_statistics') }}
+),
+
+task_calibration as (
+    select * from {{ ref('agg_task_eta_calibration') }}
+),
+
+collection_calibration as (
+    select * from {{ ref('agg_collection_eta_calibration') }}
 ),
 
 live_runs as (
@@ -148,7 +158,18 @@ measured as (
         peers.remaining_p25_seconds,
         peers.remaining_p50_seconds,
         peers.remaining_p75_seconds,
-        peers.next_interval_p95_seconds
+        peers.next_interval_p95_seconds,
+        -- the task's factor (its own, else its collection's), else its collection's for a task with
+        -- no replay, else none: the uncorrected range (def_eta_calibration)
+        case
+            when task_calibration.collection is not null then task_calibration.range_calibration
+            when collection_calibration.collection_range_scale is not null then 'collection'
+            else 'none'
+        end as range_calibration,
+        case
+            when task_calibration.collection is not null then task_calibration.range_scale
+            else collection_calibration.collection_range_scale
+        end as range_scale
     from live_runs
     inner join last_markers on live_runs.run_id = last_markers.run_id
     inner join chosen on live_runs.run_id = chosen.run_id
@@ -157,6 +178,10 @@ measured as (
         and live_runs.collection = peers.collection
         and coalesce(peers.task, '') = case when chosen.peer_set = 'task' then live_runs.task else '' end
         and last_markers.marker_label = peers.marker_label
+    left join task_calibration
+        on live_runs.collection = task_calibration.collection
+        and live_runs.task = task_calibration.task
+    left join collection_calibration on live_runs.collection = collection_calibration.collection
 ),
 
 paced as (
@@ -230,7 +255,31 @@ estimated as (
         case
             when live_status = 'running' and remaining_p75_seconds is not null
                 then greatest(remaining_p75_seconds * pace_ratio - active_seconds_since_marker, 0)
-        end as remaining_high_seconds
+        end as remaining_high_seconds,
+        -- the range's half-widths around the estimate, before the seconds since the marker are
+        -- taken off, times range_scale (1 when uncalibrated)
+        case
+            when live_status = 'running' and remaining_p25_seconds is not null
+                then greatest(
+                    (
+                        remaining_p50_seconds
+                        - coalesce(range_scale, 1) * (remaining_p50_seconds - remaining_p25_seconds)
+                    ) * pace_ratio
+                    - active_seconds_since_marker,
+                    0
+                )
+        end as remaining_calibrated_low_seconds,
+        case
+            when live_status = 'running' and remaining_p75_seconds is not null
+                then greatest(
+                    (
+                        remaining_p50_seconds
+                        + coalesce(range_scale, 1) * (remaining_p75_seconds - remaining_p50_seconds)
+                    ) * pace_ratio
+                    - active_seconds_since_marker,
+                    0
+                )
+        end as remaining_calibrated_high_seconds
     from states
 ),
 
@@ -262,7 +311,15 @@ final as (
         remaining_high_seconds,
         {{ runlens.add_seconds('as_of_at', 'remaining_low_seconds') }} as estimated_finish_low_at,
         {{ runlens.add_seconds('as_of_at', 'remaining_point_seconds') }} as estimated_finish_at,
-        {{ runlens.add_seconds('as_of_at', 'remaining_high_seconds') }} as estimated_finish_high_at
+        {{ runlens.add_seconds('as_of_at', 'remaining_high_seconds') }} as estimated_finish_high_at,
+        range_calibration,
+        range_scale,
+        remaining_calibrated_low_seconds,
+        remaining_calibrated_high_seconds,
+        {{ runlens.add_seconds('as_of_at', 'remaining_calibrated_low_seconds') }}
+            as estimated_finish_calibrated_low_at,
+        {{ runlens.add_seconds('as_of_at', 'remaining_calibrated_high_seconds') }}
+            as estimated_finish_calibrated_high_at
     from estimated
 )
 
