@@ -277,8 +277,11 @@ def answer(profile: CollectionProfile, findings: Findings, tables: dict) -> list
     if tables["goodput"]:
         lines.append(goodput(tables["goodput"]))
     if rules.traces_only(profile):
-        runs = plural(profile.snapshot.trace_runs, "run")
-        lines.append(f"Its {runs} are profiler traces on their own (no log names them): no wall-time figures.")
+        runs = profile.snapshot.trace_runs
+        if runs == 1:
+            lines.append("Its run is a profiler trace on its own (no log names it): no wall-time figures.")
+        else:
+            lines.append(f"Its {runs} runs are profiler traces on their own (no log names them): no wall-time figures.")
     elif profile.snapshot.runs_analyzed == 0 and not findings.live_sweep:
         lines.append("No run of this collection is complete, so there are no wall-time figures yet.")
     if findings.largest_share:
