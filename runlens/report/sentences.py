@@ -335,7 +335,8 @@ def inside_steps(findings: Findings) -> str:
     words = f"**Inside a step** ({profiled} with profiler traces): "
     if finding.key == "input_bound":
         waits = [f"{units.percent(task.data_loading_share)} of each step in {code(task.task)}" for task in tasks]
-        words += f"the GPU waited for data {units.list_of(waits)}: input-bound"
+        waiting = "the GPU" if steps.has_gpu_events else "the steps"  # a CPU-only trace has no GPU to wait
+        words += f"{waiting} waited for data {units.list_of(waits)}: input-bound"
         words += f" (data loading above {threshold} of the step)"
     else:
         top = tasks[0]
@@ -356,7 +357,8 @@ def step_task(finding) -> str:
     task = finding.figures["task"]
     words = f"{code(task.task)} ({plural(task.steps, 'step')}, mean {units.duration(task.mean_step_seconds)}): "
     if finding.key == "input_bound":
-        words += f"the GPU waited for data {units.percent(task.data_loading_share)} of each step, input-bound"
+        waiting = "the steps" if finding.figures["cpu_only"] else "the GPU"
+        words += f"{waiting} waited for data {units.percent(task.data_loading_share)} of each step, input-bound"
     else:
         words += f"data loading took {units.percent(task.data_loading_share)} of each step"
     if finding.figures["cpu_only"]:

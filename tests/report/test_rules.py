@@ -1053,6 +1053,7 @@ def test_a_cpu_only_task_has_no_gpu_breakdown_never_zero_idle():
     assert findings.step_tasks[0].figures["cpu_only"]
     words = sentences.step_tasks(findings)[0]
     assert "no GPU breakdown" in words and "idle" not in words
+    assert words.startswith("`cpu` (5 steps, mean 0.100 s): the steps waited for data 50.0% of each step")
     assert "no GPU breakdown" in sentences.inside_steps(findings)
     table = tables.steps_table(steps_profile([step_task_row("cpu", 0.5, has_gpu=False)], []))
     assert table.rows[0][5:] == ["no GPU"] * 6
