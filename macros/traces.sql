@@ -94,6 +94,8 @@
         avg(wall_seconds) as mean_step_seconds,
         sum(data_loading_seconds) as data_loading_seconds,
         sum(data_loading_seconds) / nullif(sum(wall_seconds), 0) as data_loading_share,
+        coalesce(sum(data_loading_seconds) > {{ var('input_bound_share') }} * sum(wall_seconds), false)
+            as is_input_bound,
         sum(gpu_span_seconds) as gpu_span_seconds,
         sum(idle_seconds) / nullif(sum(gpu_span_seconds), 0) as idle_share,
         sum(compute_seconds) / nullif(sum(gpu_span_seconds), 0) as compute_share,

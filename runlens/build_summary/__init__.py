@@ -64,6 +64,13 @@ class ExclusionReason:
 
 
 @dataclass(frozen=True)
+class Traces:
+    traces: int
+    unreadable: int
+    own_runs: int
+
+
+@dataclass(frozen=True)
 class Collection:
     collection: str
 
@@ -118,6 +125,24 @@ def run_figures(runs: Runs, reasons: list[ExclusionReason]) -> list[str]:
     return lines
 
 
+def source_figures(files: int, traces: Traces) -> str:
+    """What the build read: its log files, and its profiler traces when there are any."""
+    read = plural(files, "log file")
+    if traces.traces:
+        read += f" and {plural(traces.traces, 'profiler trace')}"
+    return read
+
+
+def trace_figures(traces: Traces) -> list[str]:
+    """The traces' line, when there are any: the runs of their own they make, those not read."""
+    if not traces.traces:
+        return []
+    text = f"  traces: {traces.traces} read, {plural(traces.own_runs, 'run')} of their own"
+    if traces.unreadable:
+        text += f", {traces.unreadable} could not be read (fct_traces.read_error)"
+    return [text]
+
+
 def collection_figures(collections: list[Collection]) -> str:
     names = [entry.collection for entry in collections[:SHOWN_COLLECTIONS]]
     listed = f" ({and_more(names, len(collections), 'collection')})" if names else ""
@@ -129,13 +154,15 @@ def summary(database: Path, raw: Path, reports: str) -> list[str]:
     or the command that writes them."""
     with duckdb.connect(str(database), read_only=True) as connection:
         lines = load_data_quality_totals(connection)  # the report's query of agg_build_data_quality
-        text = [f"runlens: built {database} from {plural(lines.files, 'log file')} below {raw}"]
+        traces = fetch(connection, "traces", Traces)[0]
+        text = [f"runlens: built {database} from {source_figures(lines.files, traces)} below {raw}"]
         text += line_figures(
             lines,
             fetch(connection, "reject_reasons", RejectReason),
             fetch(connection, "first_rejected_line", FirstRejectedLine),
         )
         text += run_figures(fetch(connection, "runs", Runs)[0], fetch(connection, "exclusion_reasons", ExclusionReason))
+        text += trace_figures(traces)
         text.append(collection_figures(fetch(connection, "collections", Collection)))
     text.append(f"  reports: {reports}")
     return text

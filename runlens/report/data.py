@@ -88,6 +88,12 @@ PROFILE_READS = {
     "utilization_parts": MartRead(
         "agg_collection_goodput_part_utilization", order_by="idle_gpu_hours desc nulls last, part asc"
     ),
+    # inside a step (runs with profiler traces): the collection's steps, each task's (the most
+    # input-bound first), the parts of each task's GPU time largest first, the rank that held them
+    "steps": MartRead("agg_collection_steps"),
+    "step_tasks": MartRead("agg_task_steps", order_by="data_loading_share desc nulls last, task asc"),
+    "step_parts": MartRead("agg_task_step_parts", "seconds > 0", "task asc, seconds desc, part asc"),
+    "step_stragglers": MartRead("agg_task_step_stragglers", order_by="held_steps desc, task asc"),
     # the buckets either side spent time in, the one that moved most first; a bucket one side could
     # not measure did not move (share_change NULL): after those that did
     "goodput_comparison": MartRead(
@@ -107,6 +113,7 @@ ONE_ROW = {
     "span",
     "rank_waiting",
     "utilization",
+    "steps",
 }
 # the parts that need a join: queries/<part>.sql, with $collection
 PROFILE_QUERIES = (
@@ -206,6 +213,10 @@ class CollectionProfile:
     utilization_parts: list[Row] = field(default_factory=list)
     utilization_comparison: list[Row] = field(default_factory=list)
     utilization_timeline: list[Row] = field(default_factory=list)  # queries/utilization_timeline.sql
+    steps: Row | None = None  # agg_collection_steps: the profiled steps of the collection's traces
+    step_tasks: list[Row] = field(default_factory=list)
+    step_parts: list[Row] = field(default_factory=list)
+    step_stragglers: list[Row] = field(default_factory=list)
 
     @property
     def utilization_moved(self) -> bool:

@@ -38,6 +38,7 @@ from runlens.report.files import (
 )
 from runlens.report.markdown import escape_code, escape_text, unique_slugs
 from runlens.report.rows import Row, StaleDatabase
+from runlens.report.step_charts import step_split_png
 from runlens.report.timeline import timeline_png
 from runlens.report.utilization_charts import utilization_by_kind_png, utilization_timeline_png
 from runlens.report.words import KIND_WORDS, REASON_WORDS, SOURCE_WORDS, time
@@ -55,6 +56,7 @@ ARRIVAL_CHART_NAME = "rank_arrival_spread.png"
 GOODPUT_CHART_NAME = "goodput_by_task.png"
 UTILIZATION_CHART_NAME = "gpu_utilization_by_kind.png"
 UTILIZATION_TIMELINE_NAME = "gpu_utilization_of_the_longest_run.png"
+STEP_CHART_NAME = "inside_a_step.png"
 PAGE_NAME = "profile.md"
 # what a profile's folder holds: a folder of only these files is runlens's to remove
 PAGE_FILES = frozenset(
@@ -68,6 +70,7 @@ PAGE_FILES = frozenset(
         UTILIZATION_CHART_NAME,
         UTILIZATION_TIMELINE_NAME,
         GOODPUT_CHART_NAME,
+        STEP_CHART_NAME,
     }
 )
 SAFE_URL = re.compile(r"^https?://[^\s()<>\[\]`|\"']+$")
@@ -174,6 +177,7 @@ def charts(profile, findings, folder: Path) -> dict[str, str | None]:
         "goodput_chart": None,
         "utilization_chart": None,
         "utilization_timeline": None,
+        "step_chart": None,
     }
     if len(profile.shown_tasks) >= 2:
         draw(folder / CHART_NAME, mean_wall_by_task_png, profile.shown_tasks, tables.page_wall_times(profile))
@@ -202,6 +206,9 @@ def charts(profile, findings, folder: Path) -> dict[str, str | None]:
     if sum(interval.mean_gpu_utilization_pct is not None for interval in profile.utilization_timeline) >= 2:
         draw(folder / UTILIZATION_TIMELINE_NAME, utilization_timeline_png, profile.utilization_timeline)
         written["utilization_timeline"] = UTILIZATION_TIMELINE_NAME
+    if profile.step_parts:
+        draw(folder / STEP_CHART_NAME, step_split_png, profile.step_tasks, profile.step_parts)
+        written["step_chart"] = STEP_CHART_NAME
     return written
 
 
@@ -228,6 +235,7 @@ def render_profile(env, connection, summary: Row, folder: Path, index: IndexData
         saving_unmeasured=sentences.SAVING_UNMEASURED,
         coinciding_markers=sentences.coinciding_markers(findings),
         gpu_hours=sentences.gpu_hours(profile, findings) if profile.span else None,
+        step_tasks=sentences.step_tasks(findings),
         **written_charts,
     )
     page = folder / PAGE_NAME

@@ -86,6 +86,8 @@ class Findings:
     inside_intervals: Finding | None = None
     gpu_utilization: Finding | None = None
     eta_range: Finding | None = None
+    inside_steps: Finding | None = None
+    step_tasks: list[Finding] = field(default_factory=list)
 
 
 def tied_groups(items: list, share_of) -> tuple[list, list]:
@@ -463,6 +465,33 @@ def gpu_utilization(profile: CollectionProfile) -> Finding | None:
     return Finding("gpu_utilization", {"collection": utilization, "idlest_kind": idlest})
 
 
+def inside_steps(profile: CollectionProfile) -> Finding | None:
+    """What the collection's profiled steps say, where its runs carry profiler traces
+    (agg_collection_steps): `input_bound` when a task's steps wait for data (agg_task_steps.
+    is_input_bound, def_input_bound), the most input-bound first; else `fed`."""
+    if profile.steps is None:
+        return None
+    bound = [task for task in profile.step_tasks if task.is_input_bound]
+    figures = {"steps": profile.steps, "tasks": bound or profile.step_tasks, "build": profile.build}
+    return Finding("input_bound" if bound else "fed", figures)
+
+
+def traces_only(profile: CollectionProfile) -> bool:
+    """Whether every run of the collection is a profiler trace on its own (def_trace_runs): no log,
+    so no wall-time figures, only the steps inside its traces."""
+    return profile.snapshot.runs == 0 and profile.snapshot.trace_runs > 0
+
+
+def step_task(profile: CollectionProfile, task: Row) -> Finding:
+    """One task's steps: `input_bound` or `fed` (is_input_bound), with the parts of its GPU time
+    largest first (agg_task_step_parts) or none for a CPU-only trace (`cpu_only`: it has no GPU
+    breakdown, never 0% idle), and the rank that held its steps when several ranks ran them."""
+    parts = [part for part in profile.step_parts if part.task == task.task]
+    held = next((row for row in profile.step_stragglers if row.task == task.task), None)
+    figures = {"task": task, "cpu_only": not task.has_gpu_events, "parts": parts, "held_by": held}
+    return Finding("input_bound" if task.is_input_bound else "fed", figures)
+
+
 def limits(profile: CollectionProfile) -> list[Finding]:
     """What the data cannot say, in a fixed order."""
     snapshot, found = profile.snapshot, []
@@ -537,6 +566,8 @@ def evaluate(profile: CollectionProfile) -> Findings:
         unmapped_sections=unmapped_sections(profile),
         inside_intervals=inside_intervals(profile),
         gpu_utilization=gpu_utilization(profile),
+        inside_steps=inside_steps(profile),
+        step_tasks=[step_task(profile, task) for task in profile.step_tasks],
     )
     return replace(found, not_shown=not_shown(profile, found))
 

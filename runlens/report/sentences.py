@@ -5,7 +5,7 @@ as the sentence a reader gets, its figures formatted by units.py and its names e
 from __future__ import annotations
 
 from runlens.plural import plural
-from runlens.report import units
+from runlens.report import rules, units
 from runlens.report.data import CollectionProfile
 from runlens.report.markdown import escape_code, escape_text
 from runlens.report.rules import Findings
@@ -276,7 +276,13 @@ def answer(profile: CollectionProfile, findings: Findings, tables: dict) -> list
     lines = []
     if tables["goodput"]:
         lines.append(goodput(tables["goodput"]))
-    if profile.snapshot.runs_analyzed == 0 and not findings.live_sweep:
+    if rules.traces_only(profile):
+        runs = profile.snapshot.trace_runs
+        if runs == 1:
+            lines.append("Its run is a profiler trace on its own (no log names it): no wall-time figures.")
+        else:
+            lines.append(f"Its {runs} runs are profiler traces on their own (no log names them): no wall-time figures.")
+    elif profile.snapshot.runs_analyzed == 0 and not findings.live_sweep:
         lines.append("No run of this collection is complete, so there are no wall-time figures yet.")
     if findings.largest_share:
         lines.append(largest_share(profile, findings))
@@ -284,6 +290,8 @@ def answer(profile: CollectionProfile, findings: Findings, tables: dict) -> list
         lines.append(inside_intervals(findings))
     if findings.gpu_utilization:
         lines.append(gpu_utilization(findings))
+    if findings.inside_steps:
+        lines.append(inside_steps(findings))
     if findings.span_use:
         lines.append(span_use(profile, findings))
     if findings.baseline_change:
@@ -316,6 +324,65 @@ def inside_intervals(findings: Findings) -> str:
         if held_by is not None:
             words += f", of which {escape_text(held_by.section)} {texts[1]}"
     return words + "."
+
+
+def inside_steps(findings: Findings) -> str:
+    """The answer's line on the profiled steps (rules.inside_steps)."""
+    finding = findings.inside_steps
+    steps, tasks = finding.figures["steps"], finding.figures["tasks"]
+    threshold = units.setting_percent(finding.figures["build"].input_bound_share)
+    profiled = f"{plural(steps.steps, 'profiled step')} of {plural(steps.runs, 'run')}"
+    words = f"**Inside a step** ({profiled} with profiler traces): "
+    if finding.key == "input_bound":
+        waits = [f"{units.percent(task.data_loading_share)} of each step in {code(task.task)}" for task in tasks]
+        waiting = "the GPU" if steps.has_gpu_events else "the steps"  # a CPU-only trace has no GPU to wait
+        words += f"{waiting} waited for data {units.list_of(waits)}: input-bound"
+        words += f" (data loading above {threshold} of the step)"
+    else:
+        top = tasks[0]
+        words += (
+            f"no task waits for data: data loading takes at most {units.percent(top.data_loading_share)} of a step"
+            f" ({code(top.task)}), within the {threshold} input-bound share"
+        )
+    if steps.has_gpu_events:
+        words += f"; the GPU was idle {units.percent(steps.idle_share)} of its time in the steps"
+    else:
+        words += "; the traces hold no GPU events, so there is no GPU breakdown"
+    return words + "."
+
+
+def step_task(finding) -> str:
+    """One task's steps (rules.step_task): the verdict, the GPU time's split largest first and
+    where its idle time went, the rank that held the steps."""
+    task = finding.figures["task"]
+    words = f"{code(task.task)} ({plural(task.steps, 'step')}, mean {units.duration(task.mean_step_seconds)}): "
+    if finding.key == "input_bound":
+        waiting = "the steps" if finding.figures["cpu_only"] else "the GPU"
+        words += f"{waiting} waited for data {units.percent(task.data_loading_share)} of each step, input-bound"
+    else:
+        words += f"data loading took {units.percent(task.data_loading_share)} of each step"
+    if finding.figures["cpu_only"]:
+        words += "; its traces hold no GPU events (CPU only), so there is no GPU breakdown"
+    else:
+        parts = ", ".join(f"{part.part} {units.percent(part.share_of_gpu_span)}" for part in finding.figures["parts"])
+        words += f". The GPU's time: {parts}"
+        if task.host_wait_share is not None:
+            words += (
+                f"; its idle time went to host wait {units.percent(task.host_wait_share)}, kernel wait"
+                f" {units.percent(task.kernel_wait_share)}, other {units.percent(task.other_idle_share)}"
+            )
+    held = finding.figures["held_by"]
+    if held is not None:
+        words += (
+            f". Rank {held.straggling_rank} held {held.held_steps} of {plural(held.matched_steps, 'step')} matched"
+            f" across up to {held.max_ranks} ranks (the last to launch its first collective); the other ranks"
+            f" waited {units.duration(held.mean_waited_seconds)} for it per step"
+        )
+    return words + "."
+
+
+def step_tasks(findings: Findings) -> list[str]:
+    return [step_task(finding) for finding in findings.step_tasks]
 
 
 def gpu_utilization(findings: Findings) -> str:

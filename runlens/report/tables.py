@@ -624,6 +624,33 @@ def goodput_comparison_table(profile: CollectionProfile) -> Table:
     )
 
 
+def steps_table(profile: CollectionProfile) -> Table:
+    """Each task's profiled steps (agg_task_steps): the mean step, the share in data loading, the
+    GPU's idle, computation, communication and memory shares and where its idle time went; a
+    CPU-only task's GPU cells say so (never 0% idle)."""
+    tasks = profile.step_tasks
+
+    def gpu(shares) -> list[str]:
+        cells = units.percent_column(list(shares))
+        return [cell if task.has_gpu_events else "no GPU" for cell, task in zip(cells, tasks, strict=True)]
+
+    return table(
+        [
+            ("task", False, codes(task.task for task in tasks)),
+            ("steps", True, counts(task.steps for task in tasks)),
+            ("mean step", True, units.duration_column([task.mean_step_seconds for task in tasks])),
+            ("step data loading", True, units.percent_column([task.data_loading_share for task in tasks])),
+            ("input-bound", False, yes_no(task.is_input_bound for task in tasks)),
+            ("GPU idle", True, gpu(task.idle_share for task in tasks)),
+            ("computation", True, gpu(task.compute_share for task in tasks)),
+            ("communication", True, gpu(task.communication_share for task in tasks)),
+            ("memory", True, gpu(task.memory_share for task in tasks)),
+            ("host wait", True, gpu(task.host_wait_share for task in tasks)),
+            ("kernel wait", True, gpu(task.kernel_wait_share for task in tasks)),
+        ]
+    )
+
+
 def profile_tables(profile: CollectionProfile) -> dict[str, object]:
     """Every table a profile may show, by name (the template picks the ones it lays out)."""
     tables = {"tasks": tasks_table(profile), "kinds": kinds_table(profile), "sections": sections_table(profile)}
@@ -648,6 +675,7 @@ def profile_tables(profile: CollectionProfile) -> dict[str, object]:
         utilization_tasks=utilization_tasks_table(profile),
         utilization_parts=utilization_parts_table(profile),
         utilization_comparison=utilization_comparison_table(profile),
+        steps=steps_table(profile),
     )
     return tables
 

@@ -36,6 +36,8 @@ SNAPSHOT = row(
     mean_tail_share=0.2,
     mean_pre_tail_share=0.8,
     slowest_to_fastest_task_ratio=1.0,
+    runs=10,
+    trace_runs=0,
 )
 QUALITY = mart_row(
     "agg_collection_data_quality",
@@ -980,3 +982,149 @@ def test_the_gpu_utilization_sentence_names_the_idlest_kind():
         " 2 runs with samples): 0.500 idle GPU-hours, the most in `epoch_end -> run_end` intervals, 80.0% of the"
         " idle GPU-hours (60.0% busy)."
     )
+
+
+def step_task_row(name: str, loading: float, has_gpu: bool = True, bound_share: float = 0.2) -> Row:
+    """A task's profiled steps: 5 steps of 0.1 s, `loading` of their wall time in the DataLoader;
+    is_input_bound as the mart computes it (data loading above input_bound_share)."""
+    gpu = 0.25 if has_gpu else None
+    return mart_row(
+        "agg_task_steps",
+        collection="c",
+        task=name,
+        steps=5,
+        runs=1,
+        run_ranks=1,
+        has_gpu_events=has_gpu,
+        wall_seconds=0.5,
+        mean_step_seconds=0.1,
+        data_loading_seconds=0.5 * loading,
+        data_loading_share=loading,
+        is_input_bound=loading > bound_share,
+        gpu_span_seconds=0.4 if has_gpu else None,
+        idle_share=gpu,
+        compute_share=0.7 if has_gpu else None,
+        non_compute_share=0.05 if has_gpu else None,
+        communication_share=0.0 if has_gpu else None,
+        memory_share=0.05 if has_gpu else None,
+        host_wait_share=0.9 if has_gpu else None,
+        kernel_wait_share=0.1 if has_gpu else None,
+        other_idle_share=0.0 if has_gpu else None,
+    )
+
+
+def step_part(name: str, part: str, share: float) -> Row:
+    return mart_row(
+        "agg_task_step_parts", collection="c", task=name, part=part, seconds=0.4 * share, share_of_gpu_span=share
+    )
+
+
+def steps_profile(tasks: list[Row], parts: list[Row], stragglers: list[Row] = ()) -> CollectionProfile:
+    has_gpu = any(task.has_gpu_events for task in tasks)
+    collection = mart_row(
+        "agg_collection_steps",
+        collection="c",
+        steps=5 * len(tasks),
+        runs=len(tasks),
+        run_ranks=len(tasks),
+        has_gpu_events=has_gpu,
+        wall_seconds=0.5 * len(tasks),
+        mean_step_seconds=0.1,
+        data_loading_seconds=0.1,
+        data_loading_share=0.1,
+        is_input_bound=False,
+        gpu_span_seconds=0.4 if has_gpu else None,
+        idle_share=0.25 if has_gpu else None,
+        compute_share=None,
+        non_compute_share=None,
+        communication_share=None,
+        memory_share=None,
+        host_wait_share=None,
+        kernel_wait_share=None,
+        other_idle_share=None,
+    )
+    build = SimpleNamespace(input_bound_share=0.2)
+    return profile(steps=collection, step_tasks=tasks, step_parts=parts, step_stragglers=list(stragglers), build=build)
+
+
+def test_no_traces_no_step_findings():
+    findings = rules.evaluate(profile())
+    assert findings.inside_steps is None and findings.step_tasks == []
+
+
+@pytest.mark.parametrize(
+    ("loading", "key"), [(0.2, "fed"), (0.2001, "input_bound"), (0.31, "input_bound"), (0.0, "fed")]
+)
+def test_a_task_is_input_bound_above_the_input_bound_share_only(loading, key):
+    """The verdict is the mart's is_input_bound (def_input_bound: above 0.2, not at it)."""
+    found = rules.evaluate(steps_profile([step_task_row("t", loading)], []))
+    assert found.inside_steps.key == key
+    assert found.step_tasks[0].key == key
+
+
+def test_the_input_bound_answer_says_how_long_the_gpu_waited_for_data():
+    """0 workers: 31% of each step in the DataLoader (above 20%): input-bound; the collection's GPU
+    idle share 25%."""
+    tasks = [step_task_row("w0", 0.31), step_task_row("w4", 0.014)]
+    findings = rules.evaluate(steps_profile(tasks, []))
+    assert sentences.inside_steps(findings) == (
+        "**Inside a step** (10 profiled steps of 2 runs with profiler traces): the GPU waited for data 31.0% of"
+        " each step in `w0`: input-bound (data loading above 20% of the step); the GPU was idle 25.0% of its time"
+        " in the steps."
+    )
+
+
+def test_a_fed_answer_names_the_largest_data_loading_share():
+    findings = rules.evaluate(steps_profile([step_task_row("w4", 0.014)], []))
+    assert sentences.inside_steps(findings) == (
+        "**Inside a step** (5 profiled steps of 1 run with profiler traces): no task waits for data: data loading"
+        " takes at most 1.4% of a step (`w4`), within the 20% input-bound share; the GPU was idle 25.0% of its"
+        " time in the steps."
+    )
+
+
+def test_a_task_sentence_gives_the_split_largest_first_as_the_mart_orders_it():
+    parts = [step_part("w0", "computation", 0.697), step_part("w0", "idle", 0.288), step_part("w0", "memory", 0.015)]
+    findings = rules.evaluate(steps_profile([step_task_row("w0", 0.31)], parts))
+    assert sentences.step_tasks(findings) == [
+        "`w0` (5 steps, mean 0.100 s): the GPU waited for data 31.0% of each step, input-bound. The GPU's time:"
+        " computation 69.7%, idle 28.8%, memory 1.5%; its idle time went to host wait 90.0%, kernel wait 10.0%,"
+        " other 0%."
+    ]
+
+
+def test_a_cpu_only_task_has_no_gpu_breakdown_never_zero_idle():
+    findings = rules.evaluate(steps_profile([step_task_row("cpu", 0.5, has_gpu=False)], []))
+    assert findings.step_tasks[0].figures["cpu_only"]
+    words = sentences.step_tasks(findings)[0]
+    assert "no GPU breakdown" in words and "idle" not in words
+    assert words.startswith("`cpu` (5 steps, mean 0.100 s): the steps waited for data 50.0% of each step")
+    assert "no GPU breakdown" in sentences.inside_steps(findings)
+    table = tables.steps_table(steps_profile([step_task_row("cpu", 0.5, has_gpu=False)], []))
+    assert table.rows[0][5:] == ["no GPU"] * 6
+
+
+def test_the_rank_that_held_the_steps_is_named_for_several_ranks():
+    """Rank 1 launched its first collective last in 3 of 4 steps; the others waited 12 ms per step."""
+    held = mart_row(
+        "agg_task_step_stragglers",
+        collection="c",
+        task="ddp",
+        runs=1,
+        max_ranks=2,
+        matched_steps=4,
+        straggling_rank=1,
+        held_steps=3,
+        held_share=0.75,
+        mean_waited_seconds=0.012,
+    )
+    findings = rules.evaluate(steps_profile([step_task_row("ddp", 0.05, has_gpu=False)], [], [held]))
+    assert sentences.step_tasks(findings)[0].endswith(
+        "Rank 1 held 3 of 4 steps matched across up to 2 ranks (the last to launch its first collective); the other"
+        " ranks waited 0.012 s for it per step."
+    )
+
+
+def test_a_collection_of_traces_alone_says_it_has_no_wall_time_figures():
+    alone = profile(snapshot={"runs": 0, "trace_runs": 2, "runs_analyzed": 0})
+    assert rules.traces_only(alone) and not rules.traces_only(profile())

@@ -24,5 +24,5 @@ left join cmp_collection_runtime as comparison on collections.collection = compa
 left join dim_collections as baselines on collections.baseline_collection = baselines.collection
 left join agg_collection_goodput as goodput
     on collections.collection = goodput.collection and goodput.bucket = 'productive'
-where collections.runs > 0
+where collections.runs > 0 or collections.trace_runs > 0
 order by collections.collection
