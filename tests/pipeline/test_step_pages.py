@@ -77,7 +77,9 @@ def test_without_workers_the_gpu_waited_for_data_and_with_workers_it_did_not(pag
     share_0 = float(lines[0].split("waited for data ")[1].split("%")[0])
     assert share_0 > 30.0  # at least 0.04 of a step of about 0.10 s (less the loop's overhead)
     assert lines[1].startswith("- `workers-2` (") and "data loading took " in lines[1]
-    assert float(lines[1].split("data loading took ")[1].split("%")[0]) < 10.0
+    # below the input-bound share (20%) even on a busy machine, where a ready batch's hand-over took
+    # up to 11% of a step (tests/pipeline/test_traces.py)
+    assert float(lines[1].split("data loading took ")[1].split("%")[0]) < 20.0
     for line in lines:  # CPU only: no GPU breakdown, never 0% idle
         assert "no GPU breakdown" in line and "idle" not in line
     rows = [line for line in section.splitlines() if line.startswith("| `workers-")]

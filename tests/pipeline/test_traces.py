@@ -398,7 +398,10 @@ def test_data_loading_dominates_without_workers_and_not_with_them(marts):
     assert wall_0 >= trace_trainings.LOAD_SECONDS + trace_trainings.COMPUTE_SECONDS
     assert low_0 > 0.3
     assert wall_2 >= trace_trainings.COMPUTE_SECONDS
-    assert high_2 < 0.1
+    # a ready batch costs __next__ only its hand-over: a few percent of a step on an idle machine,
+    # up to 12% seen on a busy one (the workers' processes wait for a core); below the input-bound
+    # share (var input_bound_share, 0.2) and far below the 40% of the run without workers
+    assert high_2 < 0.2
 
 
 def test_a_trace_read_once_is_not_read_again_until_it_changes(raw, tmp_path):
