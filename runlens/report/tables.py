@@ -135,6 +135,11 @@ def live_runs_table(profile: CollectionProfile) -> Table:
     def finish(run) -> str:
         return "none: stalled" if run.live_status == "stalled" else time(run.estimated_finish_at)
 
+    # the header says "calibrated" only where a range was (def_eta_calibration: too few replays leave
+    # the peers' percentiles as they are)
+    calibrated = any(run.range_calibration != "none" for run in runs)
+    range_header = "range (25th to 75th percentile" + (", calibrated)" if calibrated else ")")
+
     def finish_range(run) -> str:
         if run.live_status == "stalled" or run.estimated_finish_calibrated_low_at is None:
             return "n/a"
@@ -149,7 +154,7 @@ def live_runs_table(profile: CollectionProfile) -> Table:
             ("elapsed", True, units.duration_column([run.elapsed_seconds for run in runs])),
             ("silent", True, units.duration_column([run.silent_seconds for run in runs])),
             ("likely finish", False, [finish(run) for run in runs]),
-            ("range (25th to 75th percentile, calibrated)", False, [finish_range(run) for run in runs]),
+            (range_header, False, [finish_range(run) for run in runs]),
             ("estimated from", False, [peer_words(run.peer_set, run.peer_runs) for run in runs]),
         ]
     )

@@ -134,8 +134,18 @@ def build_run(run_id: str, events: list[dict]) -> Run:
         end = markers[final_end]
         status = "completed" if end.get("status", "completed") == "completed" else "failed"
         wall, source = seconds(start_at, end["_at"]), "event_log"
-        pre_tail = seconds(start_at, epoch_ends[-1]["_at"]) if epoch_ends else None
-        tail = seconds(epoch_ends[-1]["_at"], end["_at"]) if epoch_ends else None
+        # def_final_epoch_end: a checkpoint after the last epoch_end that saved a later step than that
+        # epoch_end's means training went on: the time after it is no final tail (neither part known)
+        final = epoch_ends[-1] if epoch_ends else None
+        final_step = final.get("step") if final is not None else None
+        trained_after = (
+            isinstance(final_step, int)
+            and not isinstance(final_step, bool)
+            and any(m["event"] == "checkpoint" and m["_at"] > final["_at"] and m["step"] > final_step for m in kept)
+        )
+        measured = final is not None and not trained_after
+        pre_tail = seconds(start_at, final["_at"]) if measured else None
+        tail = seconds(final["_at"], end["_at"]) if measured else None
     elif profile is not None:
         status, wall, source, pre_tail, tail = "completed", float(profile["wall_seconds"]), "profiler", None, None
     else:

@@ -451,9 +451,19 @@ def run_plans(draw, index: int, collections: list[str], namespace: str) -> RunPl
     if end is not None:
         status = "completed" if end.fields.get("status", "completed") == "completed" else "failed"
         source, wall = "event_log", (end.ms - first) / 1000
-        epoch_ends = [m.ms for m in markers if m.kind == "epoch_end"]
-        if epoch_ends:
-            pre_tail, tail = (epoch_ends[-1] - first) / 1000, (end.ms - epoch_ends[-1]) / 1000
+        epoch_ends = [m for m in markers if m.kind == "epoch_end"]
+        # def_final_epoch_end: a checkpoint after the last epoch_end that saved a later step than that
+        # epoch_end's means training went on: the time after it is no final tail (neither part known)
+        final = max(epoch_ends, key=lambda m: m.ms) if epoch_ends else None
+        trained_after = final is not None and any(
+            m.kind == "checkpoint"
+            and m.ms > final.ms
+            and final.fields.get("step") is not None
+            and m.fields["step"] > final.fields["step"]
+            for m in markers
+        )
+        if final is not None and not trained_after:
+            pre_tail, tail = (final.ms - first) / 1000, (end.ms - final.ms) / 1000
     elif profiles:
         status, source = "completed", "profiler"
         wall = max(profiles, key=lambda p: p.ms).fields["wall_seconds"]

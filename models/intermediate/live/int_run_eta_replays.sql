@@ -4,8 +4,9 @@
 -- range computed as def_live_eta computes a live run's at the instant it reached the marker, and
 -- what it truly still needed after it. The calibration of the live ranges (def_eta_calibration)
 -- reads these replays. Each replay has its own peers (every other completed run of its task or
--- collection at that marker), so the model grows with completed runs x peers x markers. Nothing
--- here depends on the as-of time.
+-- collection at that marker), so the model grows with completed runs x peers x markers: only each
+-- task's latest var eta_calibration_max_runs completed runs are replayed and serve as peers, which
+-- bounds it per task. Nothing here depends on the as-of time.
 -- Grain: one row per completed event-log run and marker label it had time still to run after.
 {%- set double = var('runlens_types')[target.type].double %}
 with
@@ -18,15 +19,29 @@ progress as (
     select * from {{ ref('int_run_marker_progress') }}
 ),
 
-completed_runs as (
-    -- the peers of the live rule, and the runs replayed (macros/live_runs.sql)
+peer_runs as (
+    -- the peers of the live rule (macros/live_runs.sql), newest first within their task
     select
         runs.run_id,
         runs.collection,
         runs.task,
-        runs.active_seconds
+        runs.active_seconds,
+        row_number() over (
+            partition by runs.collection, runs.task order by runs.ended_at desc, runs.run_id asc
+        ) as recency
     from runs
     where {{ runlens.is_peer_run('runs') }}
+),
+
+completed_runs as (
+    -- the runs replayed and their peers: each task's latest var eta_calibration_max_runs
+    select
+        run_id,
+        collection,
+        task,
+        active_seconds
+    from peer_runs
+    where recency <= {{ var('eta_calibration_max_runs') }}
 ),
 
 completed_progress as (
