@@ -94,6 +94,12 @@ PROFILE_READS = {
     "step_tasks": MartRead("agg_task_steps", order_by="data_loading_share desc nulls last, task asc"),
     "step_parts": MartRead("agg_task_step_parts", "seconds > 0", "task asc, seconds desc, part asc"),
     "step_stragglers": MartRead("agg_task_step_stragglers", order_by="held_steps desc, task asc"),
+    # the collection's steps against its baseline's, every task's: the part that moved most first
+    "step_comparison": MartRead(
+        "cmp_collection_step_parts",
+        "scope = 'all_tasks' and (seconds_per_step > 0 or baseline_seconds_per_step > 0)",
+        "abs(change_seconds_per_step) desc, part_order asc",
+    ),
     # the buckets either side spent time in, the one that moved most first; a bucket one side could
     # not measure did not move (share_change NULL): after those that did
     "goodput_comparison": MartRead(
@@ -217,6 +223,7 @@ class CollectionProfile:
     step_tasks: list[Row] = field(default_factory=list)
     step_parts: list[Row] = field(default_factory=list)
     step_stragglers: list[Row] = field(default_factory=list)
+    step_comparison: list[Row] = field(default_factory=list)  # cmp_collection_step_parts, all tasks
 
     @property
     def utilization_moved(self) -> bool:
