@@ -91,6 +91,8 @@ PROFILE_READS = {
     # inside a step (runs with profiler traces): the collection's steps, each task's (the most
     # input-bound first), the parts of each task's GPU time largest first, the rank that held them
     "steps": MartRead("agg_collection_steps"),
+    # the productive time the GPUs sat idle inside the profiled steps (goodput, from the traces)
+    "productive_gpu_idle": MartRead("agg_collection_productive_gpu_idle"),
     "step_tasks": MartRead("agg_task_steps", order_by="data_loading_share desc nulls last, task asc"),
     "step_parts": MartRead("agg_task_step_parts", "seconds > 0", "task asc, seconds desc, part asc"),
     "step_stragglers": MartRead("agg_task_step_stragglers", order_by="held_steps desc, task asc"),
@@ -110,6 +112,7 @@ PROFILE_READS = {
 }
 # the parts of a page that are one row (None when the mart has none for the collection)
 ONE_ROW = {
+    "productive_gpu_idle",
     "later_windows",
     "straggler_summary",
     "data_quality",
@@ -220,6 +223,7 @@ class CollectionProfile:
     utilization_comparison: list[Row] = field(default_factory=list)
     utilization_timeline: list[Row] = field(default_factory=list)  # queries/utilization_timeline.sql
     steps: Row | None = None  # agg_collection_steps: the profiled steps of the collection's traces
+    productive_gpu_idle: Row | None = None  # agg_collection_productive_gpu_idle
     step_tasks: list[Row] = field(default_factory=list)
     step_parts: list[Row] = field(default_factory=list)
     step_stragglers: list[Row] = field(default_factory=list)

@@ -120,6 +120,7 @@ def environment() -> jinja2.Environment:
         durations=lambda values: units.durations(*values),
         signed_duration=units.signed_duration,
         percent=units.percent,
+        gpu_hours=lambda values: units.gpu_hour_texts(values)[0],
         speedup=units.speedup,
         multiple=units.multiple,
         decimal=units.decimal,

@@ -26,6 +26,13 @@ project and rendered by the real report:
   input-bound), (200 + 100) / 2 = 150 ms after (15.0%); the steps' wall time and the GPU's work
   are the same on both sides: computation 540 / 2 = 270 ms per step, communication 135 ms,
   memory 10 ms, idle 175 ms (test_traces.py's figures, times 1000), none of them moved.
+- `gpu-logged/run.jsonl` with the GPU plan's trace below it (`gpu-logged/trace/`): a run of one GPU
+  whose log holds the trace's start (its first event: baseTimeNanoseconds 1,790,000,000 s plus
+  5,000 s less 100 us, 2026-09-21T15:36:40Z): run_start 15:35:00, train_start 15:35:20,
+  checkpoint 15:38:20, epoch_end 15:40:00, run_end 15:40:20. Wall 320 s: start-up 20 s, final
+  tail 20 s, productive 280 s (no profile: all the rest), goodput 87.5%. Its steps' GPU was idle
+  350 of 1180 us (29.7%), no data loading bucket: 280 x 350 / 1180 = 83.05 s of productive GPU
+  idle time, GPU-busy goodput (280 - 83.05) / 320 = 61.5%, 83.05 / 3600 = 0.023 idle GPU-hours (three decimals at most).
 """
 
 from __future__ import annotations
@@ -57,6 +64,22 @@ def slowed(trace: dict, factor: int, first_loading_us: int) -> dict:
     return trace
 
 
+def write_logged_run(folder) -> None:
+    """A run of one GPU whose log holds the GPU plan's trace (the module's docstring)."""
+    run = '"run_id": "logged-01"'
+    lines = [
+        f'{{{run}, "event": "run_start", "ts": "2026-09-21T15:35:00Z", "collection": "gpu-logged", "task": "logged",'
+        ' "resources": {"gpus": 1}}',
+        f'{{{run}, "event": "train_start", "ts": "2026-09-21T15:35:20Z", "step": 0}}',
+        f'{{{run}, "event": "checkpoint", "ts": "2026-09-21T15:38:20Z", "step": 100}}',
+        f'{{{run}, "event": "epoch_end", "ts": "2026-09-21T15:40:00Z", "epoch": 1, "step": 200}}',
+        f'{{{run}, "event": "run_end", "ts": "2026-09-21T15:40:20Z", "status": "completed"}}',
+    ]
+    folder.mkdir(parents=True)
+    (folder / "run.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    kineto_traces.write(folder / "trace" / "gpu.pt.trace.json", kineto_traces.current_trace())
+
+
 @pytest.fixture(scope="module")
 def pages(tmp_path_factory):
     raw = tmp_path_factory.mktemp("step-pages") / "raw"
@@ -71,6 +94,7 @@ def pages(tmp_path_factory):
         kineto_traces.write(raw / path, kineto_traces.current_trace(rank, 2, collective_delay=40 if rank else 0))
     kineto_traces.write(raw / "speed/before/model.pt.trace.json", slowed(kineto_traces.current_trace(), 1000, 600))
     kineto_traces.write(raw / "speed/after/model.pt.trace.json", slowed(kineto_traces.current_trace(), 1000, 200))
+    write_logged_run(raw / "gpu-logged")
     database = raw.parent / DATABASE
     build(PROJECT, raw, database)
     out = raw.parent / "reports"
@@ -172,3 +196,12 @@ def test_the_parts_of_a_step_that_moved_against_the_baseline_come_first(pages):
 
 def kineto_parts() -> set[str]:
     return {"data_loading", "computation", "communication", "memory", "other", "idle"}
+
+
+def test_goodput_lays_the_steps_gpu_idle_share_on_the_productive_time(pages):
+    page = page_of(pages, "gpu-logged")
+    goodput = page.split("## Goodput", 1)[1].split("\n## ", 1)[0]
+    assert (
+        "Inside the productive time, the profiled steps of 1 run with GPU traces left the GPUs idle 29.7% of it:"
+        " GPU-busy goodput 61.5% against goodput 87.5% of its wall time, 0.023 idle GPU-hours" in goodput
+    )
