@@ -81,7 +81,8 @@ def read_state(path: Path, options: Options) -> Outcome:
     step = state.get("global_step")
     step = step if isinstance(step, int) and not isinstance(step, bool) else -1
     label = "the Hugging Face Trainer's trainer_state.json"
-    outcome.reports.append(ProfilerReport(FORMAT, path, label, sections, sources, None, (0, -step)))
+    order = (0, -step, -len(history))  # the latest state: the highest step, then the longest history
+    outcome.reports.append(ProfilerReport(FORMAT, path, label, sections, sources, None, order))
     return outcome
 
 
