@@ -16,9 +16,9 @@ rank's, input_contract.md "Ranks"; of HF states, the latest): a note names the o
 has profiles of its own (a text log's) keeps them, and a note names the report.
 
 The profile: `ts` is the run's last event, `wall_seconds` from its last session's run_start to then,
-`final` true, and an approximation that starts with UNTIMED, which the marts read
-(int_run_profiles.is_from_untimed_report): its sections cover the whole run and are not laid on its
-intervals. The rule: docs/importers.md, "Profiler reports: which run".
+`final` true, and an approximation that starts with UNTIMED (input_contract.md names the prefix):
+its sections cover the whole run and are not laid on its intervals. The rule: docs/importers.md,
+"Profiler reports: which run".
 """
 
 from __future__ import annotations
