@@ -36,6 +36,8 @@ FOUND_WORDS = {
     "mlflow_sqlite": "MLflow database",
     "nvidia_smi": "nvidia-smi GPU log",
     "dcgm": "DCGM exporter dump",
+    "lightning_profiler": "Lightning profiler report",
+    "hf_trainer_state": "Hugging Face trainer_state.json",
 }
 
 

@@ -20,6 +20,8 @@ LOOKS_FOR = {
     "wandb": "W&B run folders (wandb/run-*/run-<id>.wandb)",
     "nvidia_smi": "nvidia-smi CSV logs (--query-gpu=timestamp,index,... --format=csv)",
     "dcgm": "DCGM exporter dumps (DCGM_FI_DEV_GPU_UTIL{gpu=...} lines)",
+    "lightning_profiler": "Lightning profiler reports ({stage}-{filename}.txt of SimpleProfiler, AdvancedProfiler)",
+    "hf_trainer_state": "Hugging Face trainer_state.json files",
 }
 
 

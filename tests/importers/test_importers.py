@@ -397,9 +397,11 @@ def test_progress_and_one_line_summary(tmp_path, capsys, tensorboard):
         materialize(name, tmp_path / "in")
     assert run_cli(tmp_path / "in", "--out", tmp_path / "out") == 0
     err = capsys.readouterr().err.strip().splitlines()
-    assert err[-2] == "files 4/4, runs 4"
-    assert err[-1].startswith("imported 4 runs (mlflow 2, tensorboard 2) from 4 files into ")
-    assert err[-1].endswith("approximate; no rejects")
+    # 4 logs and the hf fixture's 3 trainer_state.json (checkpoint-200/400/600), whose empty
+    # log_history states nothing: a note each
+    assert err[-2] == "files 7/7, runs 4"
+    assert err[-1].startswith("imported 4 runs (mlflow 2, tensorboard 2) from 7 files into ")
+    assert err[-1].endswith("approximate; no rejects; 3 notes above")
 
 
 def test_nothing_to_import_says_so(tmp_path, capsys):
