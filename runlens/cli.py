@@ -2,14 +2,16 @@
 
     runlens build   [--logs DIR] [--db PATH] [-v] [-- DBT BUILD OPTIONS]   runlens/build.py
     runlens report  [--db PATH] [--out DIR] [--collection NAME]            runlens/reporting.py
-    runlens import  PATH... --out RAW_DIR [importer options]               runlens/importing.py
-    runlens profile PATH... [--out RAW_DIR] [--db PATH] [--reports DIR]    runlens/profile.py
+    runlens import  PATH... --into RAW_DIR [importer options]              runlens/importing.py
+    runlens profile PATH... [--into RAW_DIR] [--db PATH] [--reports DIR]   runlens/profile.py
     runlens watch   [--logs DIR] [--db PATH] [--out DIR]                   runlens/watch.py
     runlens marts   [--db PATH]                                            runlens/marts.py
 
 A user mistake is one line on stderr starting `runlens: ` that says what to do, with exit status 2
 (1 for `runlens build` over a folder with no runlens logs, as `runlens import` with nothing to
-import). The commands a message suggests are those of how runlens runs (runlens/usage.py).
+import). The commands a message suggests are those of how runlens runs (runlens/usage.py). An
+option name means one thing in every subcommand; an old name kept for a release warns
+(runlens/option_aliases.py). Every command and option: docs/commands.md.
 """
 
 from __future__ import annotations

@@ -147,7 +147,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         "--engines",
         default="",
         help="comma-separated other engines to build too (postgres, spark; needs requirements-engines.txt and, "
-        "for postgres, a server: README 'Other engines'): the sample and ENGINE_RUNS runs (about 1M events)",
+        "for postgres, a server: docs/engines.md): the sample and ENGINE_RUNS runs (about 1M events)",
     )
     parser.add_argument("--engine-runs", type=int, default=100_000, help="runs of the engines' large dataset")
     parser.add_argument(

@@ -10,6 +10,6 @@ runs leave beside the stream, and W&B's importer), `wandb_framing` (the LevelDB-
 `run-<id>.wandb`), `wandb_records` (its records, with W&B's protobuf) and `wandb_runs` (a W&B run's
 sessions -> events), `nvidia_smi` and `dcgm` (cluster GPU logs -> utilization samples), with
 `sample_attribution` (which run a cluster log's samples belong to) and `known_runs` (the runs
-already in --out), `scalars` (markers from logged scalars), `checkpoints` (checkpoint files beside
+already in --into), `scalars` (markers from logged scalars), `checkpoints` (checkpoint files beside
 the logs), `common` (events, rejects, the JSONL writer) and `progress` (what the user sees on stderr).
 """

@@ -553,7 +553,8 @@ def _method(report: dict) -> list[str]:
         "shard, which is then reloaded whole: the pipeline is incremental by file).",
         "- `make sample` (section `make sample`) and, with `--with-tests`, the test suite on a fresh clone "
         "(section Test suite) run in the repository's venv, installed beforehand.",
-        "- Targets (issue 29) are judged at the sizes each names: 100,000 runs (about 1.0M lines: ~10.1 lines a "
+        "- Targets (scripts/benchmark/targets.py) are judged at the sizes each names: "
+        "100,000 runs (about 1.0M lines: ~10.1 lines a "
         "run, not 12), 200,000 and, with `--with-1m`, 1,000,000 runs; the Spark targets from the engines step at "
         "100,000 runs (`--engines spark`, or `--spark-runs 10000,100000` for reading linear from 10k: the reader's "
         "seconds per line at 100k at most 1.5x those at 10k). The simple floor's ratio is shown, no target. "

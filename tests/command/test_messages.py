@@ -102,7 +102,7 @@ def test_the_missing_extra_is_installed_into_the_checkout_runlens_runs_from(tmp_
     cwd = REPO if where == "checkout" else tmp_path
     result = subprocess.run(
         [str(python), "-c", WITHOUT_THE_EXTRA, "import", "--format", "tensorboard", str(TENSORBOARD)]
-        + ["--out", str(tmp_path / "imported")],
+        + ["--into", str(tmp_path / "imported")],
         cwd=cwd,
         env=installed_env(tmp_path),
         capture_output=True,
