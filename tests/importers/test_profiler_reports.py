@@ -183,3 +183,30 @@ def test_hf_trainer_state_gives_evaluation_and_training(tmp_path):
     assert profile["sections"]["evaluation"] >= 4 * 2 * EVAL_SLEEP - 0.001
     # the checkpoints' states are earlier states of the same training: named, not written
     assert sum("takes one report" in note for note in outcome.notes) == 2
+
+
+def test_a_page_says_its_sections_come_from_a_report_without_timestamps(trainings, tmp_path):
+    """Imported, built by the real project and rendered: the run's sections are on its page, which
+    says where they came from (def_untimed_reports), and they are in its goodput (evaluation)."""
+    from conftest import PROJECT
+    from pipeline import DATABASE, build
+
+    from runlens.report.render import render_reports
+
+    root, _, _ = trainings
+    raw = tmp_path / "raw"
+    outcome, _ = run_import([root / "simple"], raw)
+    assert not outcome.rejects
+    build(PROJECT, raw, tmp_path / DATABASE)
+    written = render_reports(tmp_path / DATABASE, tmp_path / "reports")
+    (page,) = [path.read_text() for path in written if path.name == "profile.md"]
+    sections = page.split("## Time by profiler section", 1)[1].split("\n## ", 1)[0]
+    assert (
+        "1 run takes its sections from a framework profiler's report without timestamps (Lightning's profiler,"
+        " a Hugging Face `trainer_state.json`), placed at the run's last event: they cover the whole run and are"
+        " not laid on its intervals (`def_untimed_reports`)." in sections
+    )
+    for section in ("train_step", "evaluation", "data_loading", "checkpoint_save"):
+        assert f"| {section} |" in sections
+    goodput = page.split("## Goodput", 1)[1].split("\n## ", 1)[0]
+    assert "evaluation" in goodput.splitlines()[4]  # the table's header row names the bucket
