@@ -17,14 +17,13 @@ failure, so CI cannot pass without them.
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 import threading
 from pathlib import Path
 
 import pytest
-from engine_datasets import DATASETS, ENGINES_PROJECT
+from engine_datasets import DATASETS, ENGINES_PROJECT, copy_without_traces
 from engines.connections import postgres_connection, postgres_settings
 from engines.parity import compare, load_marts, read_duckdb, read_postgres, read_spark
 from engines_available import postgres_missing, require_postgres, require_spark, spark_missing
@@ -81,7 +80,7 @@ def every_dataset(builds: Prebuilds) -> Path:
         if not FOLDERS:
             raw = builds.mktemp("engines") / "raw"
             for name, raw_dir in DATASETS.items():
-                shutil.copytree(raw_dir, raw / name)
+                copy_without_traces(raw_dir, raw / name)
             (raw / COLLECTIONS_FILE).write_text(collections_of_every_dataset(), encoding="utf-8")
             FOLDERS.append(raw)
         return FOLDERS[0]

@@ -21,6 +21,7 @@ from pathlib import Path
 import duckdb
 import pytest
 from awkward_files import GZIP, NASTY, J, random_files, write
+from engine_datasets import copy_without_traces
 from engines_available import require_spark
 from pipeline import FAULTY, SAMPLE
 
@@ -110,7 +111,7 @@ def awkward_folder(root: Path) -> Path:
 
 FOLDERS = {
     "faulty": lambda root: FAULTY,
-    "sample": lambda root: SAMPLE,
+    "sample": lambda root: copy_without_traces(SAMPLE, root / "sample"),  # traces: DuckDB only
     "awkward": awkward_folder,
     "awkward_on_the_driver": awkward_folder,  # every file over 1 KB read on the driver, in pieces and batches
 }

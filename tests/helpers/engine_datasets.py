@@ -4,6 +4,9 @@ they build in."""
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
 from pipeline import FAULTY, REPO, SAMPLE, Project
 
 RANKS = REPO / "tests" / "generated" / "ranks"
@@ -19,3 +22,14 @@ DATASETS = {
     "utilization": UTILIZATION,
 }
 ENGINES_PROJECT = Project()
+
+# Profiler traces are read on DuckDB only (input_contract.md, "Profiler traces": the PostgreSQL and
+# Spark readers create the trace tables empty), so the engines compare the datasets without the
+# sample's traces.
+TRACES = shutil.ignore_patterns("*.pt.trace.json", "*.pt.trace.json.gz")
+
+
+def copy_without_traces(source: Path, target: Path) -> Path:
+    """A copy of the raw folder source at target, every file but the profiler traces."""
+    shutil.copytree(source, target, ignore=TRACES)
+    return target

@@ -169,7 +169,7 @@ def test_the_parts_of_a_step_that_moved_against_the_baseline_come_first(pages):
     page = page_of(pages, "speed/after")
     section = page.split("## Inside a step", 1)[1].split("\n## ", 1)[0]
     assert (
-        "Against the baseline `speed/before`, per profiled step (2 steps here, 2 there, every task's; the mean step"
+        "Against speed/before, per profiled step (2 steps here, 2 there, every task's; the mean step"
         " 1.00 s against 1.00 s)" in section
     )
     rows = [row.split(" | ") for row in section.splitlines() if row.startswith("| `") and "step" not in row]
