@@ -203,5 +203,5 @@ def test_goodput_lays_the_steps_gpu_idle_share_on_the_productive_time(pages):
     goodput = page.split("## Goodput", 1)[1].split("\n## ", 1)[0]
     assert (
         "Inside the productive time, the profiled steps of 1 run with GPU traces left the GPUs idle 29.7% of it:"
-        " GPU-busy goodput 61.5% against goodput 87.5% of its wall time, 0.023 idle GPU-hours" in goodput
+        " GPU-busy goodput 61.5% of its wall time, against 87.5% productive, 0.023 idle GPU-hours" in goodput
     )
