@@ -473,6 +473,9 @@ def inside_steps(profile: CollectionProfile) -> Finding | None:
         return None
     bound = [task for task in profile.step_tasks if task.is_input_bound]
     figures = {"steps": profile.steps, "tasks": bound or profile.step_tasks, "build": profile.build}
+    # against the baseline: the part of the step that moved most (cmp_collection_step_parts), if any did
+    moved = next((row for row in profile.step_comparison if row.change_seconds_per_step), None)
+    figures["moved"] = moved
     return Finding("input_bound" if bound else "fed", figures)
 
 

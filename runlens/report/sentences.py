@@ -353,6 +353,13 @@ def inside_steps(findings: Findings) -> str:
         words += f"; the GPU was idle {units.percent(steps.idle_share)} of its time in the steps"
     else:
         words += "; the traces hold no GPU events, so there is no GPU breakdown"
+    moved = finding.figures.get("moved")
+    if moved is not None:
+        here, there = units.durations(moved.seconds_per_step, moved.baseline_seconds_per_step)
+        words += (
+            f"; against the baseline, the part of the step that moved most is {code(moved.part)}:"
+            f" {here} per step against {there}"
+        )
     return words + "."
 
 
