@@ -1,17 +1,17 @@
 """The `runlens` command: one subcommand per job, each in its own module.
 
-    runlens build   [--logs DIR] [--db PATH] [-v] [-- DBT BUILD OPTIONS]   runlens/build.py
-    runlens report  [--db PATH] [--out DIR] [--collection NAME]            runlens/reporting.py
-    runlens import  PATH... --into RAW_DIR [importer options]              runlens/importing.py
-    runlens profile PATH... [--into RAW_DIR] [--db PATH] [--reports DIR]   runlens/profile.py
-    runlens watch   [--logs DIR] [--db PATH] [--out DIR]                   runlens/watch.py
-    runlens marts   [--db PATH]                                            runlens/marts.py
+    runlens build   [--logs DIR] [--db PATH] [-v] [-- DBT BUILD OPTIONS]   runlens/refresh/build.py
+    runlens report  [--db PATH] [--out DIR] [--collection NAME]            runlens/commands/report.py
+    runlens import  PATH... --into RAW_DIR [importer options]              runlens/commands/import_logs.py
+    runlens profile PATH... [--into RAW_DIR] [--db PATH] [--reports DIR]   runlens/commands/profile.py
+    runlens watch   [--logs DIR] [--db PATH] [--out DIR]                   runlens/refresh/watch.py
+    runlens marts   [--db PATH]                                            runlens/commands/marts.py
 
 A user mistake is one line on stderr starting `runlens: ` that says what to do, with exit status 2
 (1 for `runlens build` over a folder with no runlens logs, as `runlens import` with nothing to
-import). The commands a message suggests are those of how runlens runs (runlens/usage.py). An
+import). The commands a message suggests are those of how runlens runs (runlens/commands/usage.py). An
 option name means one thing in every subcommand; an old name kept for a release warns
-(runlens/option_aliases.py). Every command and option: docs/commands.md.
+(runlens/commands/option_aliases.py). Every command and option: docs/commands.md.
 """
 
 from __future__ import annotations
@@ -21,11 +21,15 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from runlens import __version__, importing, marts, profile, reporting, watch
-from runlens import build as building
-from runlens.dbt_session import DbtSession
-from runlens.project import ProjectNotFound
-from runlens.stopping import Stopping, leave_if_stopped
+from runlens import __version__
+from runlens.commands import import_logs as importing
+from runlens.commands import marts, profile
+from runlens.commands import report as reporting
+from runlens.refresh import build as building
+from runlens.refresh import watch
+from runlens.refresh.dbt_session import DbtSession
+from runlens.refresh.project import ProjectNotFound
+from runlens.refresh.stopping import Stopping, leave_if_stopped
 
 
 def add_build_arguments(parser: argparse.ArgumentParser) -> None:
@@ -92,7 +96,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (building.UsageError, ProjectNotFound) as error:
         print(f"runlens: {error}", file=sys.stderr)
         return getattr(error, "status", 2)
-    leave_if_stopped(status)  # Ctrl-C or SIGTERM: no slow teardown of dbt's objects (runlens/stopping.py)
+    leave_if_stopped(status)  # Ctrl-C or SIGTERM: no slow teardown of dbt's objects (runlens/refresh/stopping.py)
     return status
 
 

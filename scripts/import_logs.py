@@ -1,4 +1,4 @@
-"""`python scripts/import_logs.py ...` is `runlens import ...` (runlens/importing.py)."""
+"""`python scripts/import_logs.py ...` is `runlens import ...` (runlens/commands/import_logs.py)."""
 
 import sys
 from pathlib import Path

@@ -1,4 +1,4 @@
-"""`python scripts/render_report.py ...` is `runlens report ...` (runlens/reporting.py)."""
+"""`python scripts/render_report.py ...` is `runlens report ...` (runlens/commands/report.py)."""
 
 import sys
 from pathlib import Path

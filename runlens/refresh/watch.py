@@ -18,16 +18,16 @@ from pathlib import Path
 
 import duckdb
 
-from runlens import build as building
-from runlens.build_summary import Runs, fetch
-from runlens.dbt_session import DbtSession
+from runlens.commands.report import DEFAULT_OUT
+from runlens.commands.usage import LOGS_OPTION, raw_dir_option
 from runlens.plural import plural
 from runlens.raw_logs.listing import RawFolderError, list_log_files
+from runlens.refresh import build as building
+from runlens.refresh.build_summary import Runs, fetch
+from runlens.refresh.dbt_session import DbtSession
+from runlens.refresh.stopping import Stopping
+from runlens.refresh.stopping import stop_requested as _stop_requested
 from runlens.report.data import load_data_quality_totals
-from runlens.reporting import DEFAULT_OUT
-from runlens.stopping import Stopping
-from runlens.stopping import stop_requested as _stop_requested
-from runlens.usage import LOGS_OPTION, raw_dir_option
 
 SHOWN_COLLECTIONS = 3
 SHOWN_FILES = 3
