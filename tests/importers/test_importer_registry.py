@@ -49,7 +49,7 @@ def test_every_registered_importer_has_the_one_shape(tmp_path):
         assert list(inspect.signature(importer.read).parameters) == ["source", "options"]
         # the command's words for it: what --format looks for, and what `runlens build` found
         assert importer.name in LOOKS_FOR, f"{importer.name}: no entry in inputs.LOOKS_FOR"
-        assert importer.kind in FOUND_WORDS, f"{importer.kind}: no entry in importing.FOUND_WORDS"
+        assert importer.kind in FOUND_WORDS, f"{importer.kind}: no entry in runlens.commands.import_logs.FOUND_WORDS"
         if importer.package is not None:
             importer_extra(importer.package)  # a package of the importer extra, installed where CI runs
         # a folder with nothing in it: nothing claimed, nothing taken, nothing said
