@@ -47,7 +47,7 @@ lint: $(VENV)/.installed-dev
 	$(BIN)/ruff format --check .
 	RUNLENS_DB=$${RUNLENS_LINT_DB:-$$(mktemp -d)/lint.duckdb} $(BIN)/sqlfluff lint models
 	cd runlens/report/queries && $(CURDIR)/$(BIN)/sqlfluff lint .
-	cd runlens/build_summary/queries && $(CURDIR)/$(BIN)/sqlfluff lint .
+	cd runlens/refresh/build_summary/queries && $(CURDIR)/$(BIN)/sqlfluff lint .
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)

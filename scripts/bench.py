@@ -32,7 +32,7 @@ On this machine it measures:
     the peak memory (max RSS) of the `runlens build` process from /usr/bin/time -v, and whether it
     replayed a plan and its phases (reading, commit, close) from its --timings file; then the same
     command with nothing changed (it runs no model);
-  - times report rendering (scripts/render_report.py);
+  - times report rendering (`runlens report`);
   - times the simple floor (one hand-written DuckDB query over the same files), the fair floor
     (scripts/benchmark/fair_floor.py: the build's own accounting written by hand in DuckDB SQL,
     each step a table) and the pandas baseline

@@ -1,6 +1,6 @@
 """Importers: existing training logs (TensorBoard, MLflow, text, W&B, cluster GPU logs) -> runlens JSONL.
 
-`runner.run_import` is the entry point (`runlens import`, runlens/importing.py is its command line);
+`runner.run_import` is the entry point (`runlens import`, runlens/commands/import_logs.py is its command line);
 `runner.discover` asks each importer of `registry.IMPORTERS`, in order, to claim its sources
 (`importer` says the one shape: claim, then read). Each module does one job: `tensorboard_files`
 (which files are event files, and TensorBoard's importer) with `tensorboard` (reading them),

@@ -166,7 +166,7 @@ def _plain_dbt(plain: dict | None) -> list[str]:
         return [*lines, "Not measured (skipped).", ""]
     warm = plain.get("warm_up") or {}
     lines += [
-        "The dbt command line (`dbt build --exclude-resource-type unit_test`, what scripts/build.py runs), which "
+        "The dbt command line (`dbt build --exclude-resource-type unit_test`, `runlens build`'s command), which "
         f"walks dbt's nodes one by one, over the same {plain['runs']} runs in a fresh process into a fresh "
         f"database, in a copy of the project of its own: once to parse the project cold "
         f"({fmt(warm.get('seconds'), 2)} s, not counted), then {plain['repeats']} times; the median wall time is "

@@ -169,8 +169,8 @@ def test_another_database_and_folder_keep_dbts_partial_parse(tmp_path):
 IN_PROCESS = """
 import json, sys
 from pathlib import Path
-from runlens.build import build
-from runlens.dbt_session import DbtSession
+from runlens.refresh.build import build
+from runlens.refresh.dbt_session import DbtSession
 
 root, sample, faulty = map(Path, sys.argv[1:])
 with DbtSession(work=root / "work") as session:

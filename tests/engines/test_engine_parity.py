@@ -30,10 +30,10 @@ from engines_available import postgres_missing, require_postgres, require_spark,
 from pipeline import DATABASE, REPO, UNIT_TESTS, run_dbt
 from prebuilt import Prebuilds, prebuilt
 
-from runlens.dbt_session import environment
 from runlens.raw_logs.as_of import SAMPLE_AS_OF
 from runlens.raw_logs.folder_metadata import COLLECTIONS_FILE
 from runlens.raw_logs.postgres_reader import refresh as read_into_postgres
+from runlens.refresh.dbt_session import environment
 
 DESCRIBED = "the sample, the faulty fixture, the runs with ranks, the goodput and the timeline fixtures"
 MARTS = load_marts()

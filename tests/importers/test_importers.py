@@ -1,4 +1,4 @@
-"""The log importers (`runlens import`, runlens/importing.py) against real tiny trainings and broken input.
+"""The log importers (`runlens import`, runlens/commands/import_logs.py) against real tiny trainings and broken input.
 
 The fixtures come from genuinely real trainings (scripts/make_importer_fixtures.py): PyTorch
 Lightning with TensorBoardLogger + MLFlowLogger (file store) + ModelCheckpoint every 200 steps, a

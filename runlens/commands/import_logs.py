@@ -16,6 +16,8 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+from runlens.commands.option_aliases import add_deprecated_alias
+from runlens.commands.usage import importer_extra
 from runlens.importers.common import Options
 from runlens.importers.inputs import InputError, NothingToImport, check_inputs, nothing_to_import
 from runlens.importers.progress import Progress
@@ -23,9 +25,7 @@ from runlens.importers.registry import FORMATS, OPTIONAL
 from runlens.importers.runner import discover, run_import
 from runlens.importers.scalars import DEFAULT_EVAL_PATTERN
 from runlens.importers.text_log import DEFAULT_PATTERNS, parse_timezone
-from runlens.option_aliases import add_deprecated_alias
 from runlens.plural import plural
-from runlens.usage import importer_extra
 
 # each kind of source `discover` finds (an importer's kind), in the words of `runlens build`'s line,
 # in the order the line names them
@@ -111,7 +111,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def add_into_alias(parser: argparse.ArgumentParser) -> None:
-    """`--out`, the old name of --into, kept for one release (runlens/option_aliases.py)."""
+    """`--out`, the old name of --into, kept for one release (runlens/commands/option_aliases.py)."""
     add_deprecated_alias(
         parser,
         "--out",

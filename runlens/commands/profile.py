@@ -3,7 +3,7 @@ one go (what `make profile FROM=...` runs).
 
     runlens profile PATH... [--into RAW_DIR] [--db PATH] [--reports DIR] [importer options] [-v]
 
-Imports every source below the PATHs into RAW_DIR (default `imported/`; runlens/importing.py, with
+Imports every source below the PATHs into RAW_DIR (default `imported/`; runlens/commands/import_logs.py, with
 all of `runlens import`'s options: --format, --timezone, --collection, ...), builds the marts of
 RAW_DIR into the database (default `<RAW_DIR>.duckdb`) and renders the pages (default
 `reports/<RAW_DIR's name>/`). A PATH with nothing to import is named with the reason, as importing
@@ -18,12 +18,12 @@ import argparse
 import sys
 from pathlib import Path
 
-from runlens import build as building
-from runlens import importing
-from runlens.dbt_session import DbtSession
+from runlens.commands import import_logs as importing
+from runlens.commands.report import report
 from runlens.importers.inputs import nothing_to_import
 from runlens.importers.runner import discover
-from runlens.reporting import report
+from runlens.refresh import build as building
+from runlens.refresh.dbt_session import DbtSession
 
 DEFAULT_INTO = Path("imported")
 
