@@ -5,6 +5,7 @@
 -- only the groups that a changed run belongs to or ever belonged to (macros/run_groups.sql), so a
 -- run that moved from one task to another is taken out of the old task's rows too. Append-only:
 -- it grows by the runs each build changes. Grain: one row per run_id and computed_at.
+{{ config(**runlens.incremental_config('append')) }}
 with
 
 changed_runs as (

@@ -3,6 +3,7 @@
 -- removed, and then changed_at says in which build. The per-run models recompute the runs that
 -- changed after the newest run they hold (macros/run_versions.sql). A run whose lines are all
 -- gone keeps a row with a NULL version. Grain: one row per run_id ever seen.
+{{ config(**runlens.incremental_config('version')) }}
 with
 
 valid_lines as (

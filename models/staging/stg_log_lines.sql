@@ -8,6 +8,7 @@
 -- read with other event aliases), and only files without rows here are parsed. Duplicates are
 -- settled downstream (int_event_occurrences). Grain: one row per line of a file, and one per file
 -- (line_number 0).
+{{ config(**runlens.incremental_config('file')) }}
 {%- set event_fields = [
     'run_id', 'event', 'ts', 'step', 'epoch', 'collection', 'task', 'config', 'status', 'wall_seconds',
     'sections', 'final', 'source_format', 'source_path', 'is_approximate', 'approximation', 'resources',

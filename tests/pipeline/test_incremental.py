@@ -6,11 +6,11 @@ changes in steps; their builds are declared `@prebuilt()`."""
 from __future__ import annotations
 
 import gzip
+import re
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import duckdb
-import yaml
 from conftest import FAULTY_PROJECT
 from mart_snapshots import bump_mtime, copy_of_faulty_build, snapshot
 from pipeline import DATABASE, REFRESH, REPO, build, run_dbt
@@ -18,18 +18,12 @@ from prebuilt import Prebuilds, prebuilt
 
 
 def group_marts() -> list[str]:
-    """The marts dbt_project.yml makes incremental by task or collection (macros/run_groups.sql)."""
-    found = []
-
-    def walk(name: str, config: dict) -> None:
-        if "delete_rows_of_changed_groups" in str(config.get("+pre-hook", "")):
-            found.append(name)
-        for key, value in config.items():
-            if isinstance(value, dict) and not key.startswith("+"):
-                walk(key, value)
-
-    walk("models", yaml.safe_load((REPO / "dbt_project.yml").read_text(encoding="utf-8"))["models"])
-    return sorted(found)
+    """The marts incremental by task or collection (their config: runlens.incremental_config('task'
+    or 'collection'), macros/model_config.sql and macros/run_groups.sql)."""
+    grains = re.compile(r"\{\{ config\(\*\*runlens\.incremental_config\(\s*'(task|collection)'")
+    return sorted(
+        path.stem for path in (REPO / "models" / "marts").rglob("*.sql") if grains.search(path.read_text("utf-8"))
+    )
 
 
 def recomputed_collections(database) -> dict[str, set[str]]:

@@ -92,3 +92,66 @@ def test_the_rules_catch_what_they_should():
     assert "starts with run_" in mart_name_problem("run_stats")
     assert ONE_MACRO.match("{{ runlens.goodput_rollup(['collection', 'task']) }}")
     assert not ONE_MACRO.match("select 1 {{ runlens.x() }}")
+
+
+# models/README.md, "How incremental models work": the four things of a per-run mart
+CONFIG = re.compile(r"\{\{ config\(\*\*runlens\.incremental_config\(\s*'(\w+)'")
+IMPORT_CTE = re.compile(r"\n(\w+) as (?:\{\{[^}]*\}\} )?\(\n\s*select \* from \{\{ ref\('(\w+)'\) \}\}(.*?)\n\)", re.S)
+DEPENDS_ON = "-- depends_on: {{ ref('int_run_versions') }}"
+COMPUTED_AT = "{{ runlens.build_started_at() }} as computed_at"
+
+
+def per_run_problems(text: str, yaml_columns: set[str]) -> list[str]:
+    """What a per-run mart's SQL (text) and YAML columns lack of the four things."""
+    problems = []
+    config = CONFIG.search(text)
+    if config is None or config.group(1) not in ("run", "live_run"):
+        problems.append("no config(**runlens.incremental_config('run' or 'live_run'))")
+    if not text.startswith(DEPENDS_ON):
+        problems.append(f"does not start with `{DEPENDS_ON}`")
+    for name, _ref, rest in IMPORT_CTE.findall(text):
+        if "is_run_to_compute" not in rest:
+            problems.append(f"import CTE {name} reads every run (no runlens.is_run_to_compute)")
+    if COMPUTED_AT not in text or "computed_at" not in yaml_columns:
+        problems.append("no computed_at column (in its SQL and its YAML)")
+    return problems
+
+
+def yaml_columns_of() -> dict[str, set[str]]:
+    columns = {}
+    for document in MODELS.rglob("_*__models.yml"):
+        for model in yaml.safe_load(document.read_text(encoding="utf-8")).get("models", []):
+            columns[model["name"]] = {column["name"] for column in model.get("columns") or []}
+    return columns
+
+
+def per_run_marts() -> list[Path]:
+    """The marts of one row per run (or per something of a run) that carry computed_at: per-run
+    marts, which must be incremental by run; and every mart whose config says so."""
+    found = []
+    for path in sorted(MODELS.joinpath("marts").rglob("*.sql")):
+        text = path.read_text(encoding="utf-8")
+        config = CONFIG.search(text)
+        by_run = config is not None and config.group(1) in ("run", "live_run")
+        by_group = config is not None and config.group(1) in ("task", "collection")  # a run's peers: the group's
+        if by_run or (path.stem.startswith(("fct_run_", "fct_runs")) and COMPUTED_AT in text and not by_group):
+            found.append(path)
+    return found
+
+
+@pytest.mark.parametrize("path", per_run_marts(), ids=lambda path: path.stem)
+def test_per_run_mart_has_its_four_things(path):
+    problems = per_run_problems(path.read_text(encoding="utf-8"), yaml_columns_of().get(path.stem, set()))
+    assert not problems, f"{path.relative_to(REPO)}: " + "; ".join(problems)
+
+
+def test_the_four_things_are_each_missed_when_missing():
+    """Each of the four, taken out of a real per-run mart (fct_run_epochs), is found missing."""
+    text = (MODELS / "marts" / "epochs" / "fct_run_epochs.sql").read_text(encoding="utf-8")
+    columns = yaml_columns_of()["fct_run_epochs"]
+    assert per_run_problems(text, columns) == []
+    assert "no config" in per_run_problems(text.replace("incremental_config('run')", "other('run')"), columns)[0]
+    assert "does not start" in per_run_problems(text.replace(DEPENDS_ON, "-- nothing"), columns)[0]
+    unfiltered = re.sub(r"\n\s*where \{\{ runlens\.is_run_to_compute\('run_id'\) \}\}", "", text, count=1)
+    assert "reads every run" in per_run_problems(unfiltered, columns)[0]
+    assert "no computed_at" in per_run_problems(text, columns - {"computed_at"})[0]

@@ -8,6 +8,9 @@
 -- (macros/run_groups.sql), every run's peers being in its task.
 -- Grain: one row per analyzed run with a collection.
 -- depends_on: {{ ref('int_run_groups') }}
+{{ config(**runlens.incremental_config(
+    'task', pre_hook="{{ runlens.delete_rows_of_changed_groups('task', computed_with=runlens.straggler_vars()) }}"
+)) }}
 with
 
 runs as (

@@ -4,6 +4,7 @@
 -- runs with different step counts compare fairly. Grain: one row per analyzed run with a
 -- collection that has a pre-epoch checkpoint with a step.
 -- Incremental by run (macros/run_versions.sql): a refresh computes the runs whose lines changed.
+{{ config(**runlens.incremental_config('run')) }}
 with
 
 runs as (

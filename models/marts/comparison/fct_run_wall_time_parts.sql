@@ -3,6 +3,7 @@
 -- opening block, the later pre-epoch windows together, the final tail, and what is left.
 -- Grain: one row per analyzed run with a collection.
 -- Incremental by run (macros/run_versions.sql): a refresh computes the runs whose lines changed.
+{{ config(**runlens.incremental_config('run')) }}
 with
 
 runs as (

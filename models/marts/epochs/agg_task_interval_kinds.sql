@@ -3,6 +3,7 @@
 -- Incremental by task: a refresh computes again the tasks whose runs changed (macros/run_groups.sql).
 -- Grain: one row per collection, task and interval_kind that occurs.
 -- depends_on: {{ ref('int_run_groups') }}
+{{ config(**runlens.incremental_config('task')) }}
 with
 
 runs as (

@@ -2,6 +2,7 @@
 -- Each run's epochs summed up: how many, the first against the median of the later ones
 -- (def_first_epoch_excess). Grain: one row per run with at least one epoch_end marker.
 -- Incremental by run (macros/run_versions.sql): a refresh computes the runs whose lines changed.
+{{ config(**runlens.incremental_config('run')) }}
 with
 
 runs as (

@@ -2,6 +2,7 @@
 -- One row per epoch of a run: from the previous epoch_end (the first run_start for the first
 -- epoch) to this epoch_end (def_epochs). Grain: one row per run and epoch_index.
 -- Incremental by run (macros/run_versions.sql): a refresh computes the runs whose lines changed.
+{{ config(**runlens.incremental_config('run')) }}
 with
 
 markers as (

@@ -6,6 +6,7 @@
 -- training time left.
 -- Grain: one row per run with a collection and a run_start (clock skew aside). Incremental by run:
 -- a refresh computes the runs that changed and every incomplete run (macros/run_versions.sql).
+{{ config(**runlens.incremental_config('live_run')) }}
 {%- set seconds = runlens.seconds_between %}
 with
 

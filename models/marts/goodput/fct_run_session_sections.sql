@@ -5,6 +5,7 @@
 -- fct_run_goodput carves from each part only what was timed in it. Only runs with at least two
 -- profiles. Grain: one row per run, session_index, part and section.
 -- Incremental by run: a refresh computes the runs that changed and every incomplete run.
+{{ config(**runlens.incremental_config('live_run')) }}
 with
 
 sessions as (

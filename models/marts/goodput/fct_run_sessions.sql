@@ -4,6 +4,7 @@
 -- after it. fct_run_goodput sums them per run and carves the sections from the training time.
 -- Grain: one row per run (with a collection and a run_start, clock skew aside) and session_index.
 -- Incremental by run: a refresh computes the runs that changed and every incomplete run.
+{{ config(**runlens.incremental_config('live_run')) }}
 {%- set seconds = runlens.seconds_between %}
 with
 

@@ -5,6 +5,7 @@
 -- (macros/run_groups.sql).
 -- Grain: one row per collection and interval_index (the position).
 -- depends_on: {{ ref('int_run_groups') }}
+{{ config(**runlens.incremental_config('collection')) }}
 with
 
 runs as (

@@ -6,6 +6,7 @@
 -- runs with at least two profiles.
 -- Grain: one row per run, interval_index (downtime aside) and section.
 -- Incremental by run (macros/run_versions.sql): a refresh computes the runs whose lines changed.
+{{ config(**runlens.incremental_config('run')) }}
 with
 
 stretch_sections as (

@@ -3,6 +3,7 @@
 -- time is the time its segments ran (to the as-of time while it runs) (def_gpu_hours).
 -- Grain: one row per run with a collection. Incremental by run: a refresh computes the runs that
 -- changed and every incomplete run (macros/run_versions.sql).
+{{ config(**runlens.incremental_config('live_run')) }}
 with
 
 runs as (

@@ -4,6 +4,7 @@
 -- an abandoned one to its last event. The timeline chart and the concurrency figures read them.
 -- Grain: one row per run and segment_index. Incremental by run: a refresh computes the runs that
 -- changed and every incomplete run (macros/run_versions.sql).
+{{ config(**runlens.incremental_config('live_run')) }}
 with
 
 live_runs as (

@@ -3,6 +3,7 @@
 -- profile, the `unattributed` rest, each as a share of the run's profiled wall time, and whether
 -- that profile was the run's final one. Grain: one row per run and section.
 -- Incremental by run (macros/run_versions.sql): a refresh computes the runs whose lines changed.
+{{ config(**runlens.incremental_config('run')) }}
 with
 
 runs as (

@@ -3,6 +3,7 @@
 -- (definitions in _runs__docs.md: def_status, def_exclusion_reason, def_wall_seconds, ...).
 -- Incremental by run (macros/run_versions.sql): a refresh computes the runs whose lines changed.
 {#- downtime counts against the event-log span only: a profiler's wall time is in-process time -#}
+{{ config(**runlens.incremental_config('run')) }}
 {%- set downtime = "case when measurement_source = 'profiler' then 0 else coalesce(downtime_seconds, 0) end" %}
 with
 

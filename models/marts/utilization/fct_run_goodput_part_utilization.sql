@@ -7,6 +7,7 @@
 -- Grain: one row per run with GPU samples, session_index and part (a part of 0 seconds aside).
 -- Incremental by run, following the as-of time like the goodput marts: a refresh computes the runs
 -- that changed and every incomplete run.
+{{ config(**runlens.incremental_config('live_run')) }}
 with
 
 sessions as (

@@ -7,6 +7,7 @@
 -- and idle GPU-hours). The rule is macros/utilization.sql's stretch_utilization_ctes.
 -- Grain: one row per run and interval_index, as fct_run_intervals.
 -- Incremental by run (macros/run_versions.sql): a refresh computes the runs whose lines changed.
+{{ config(**runlens.incremental_config('run')) }}
 with
 
 intervals as (

@@ -6,6 +6,7 @@
 -- its first run_start, or more than var utilization_sample_grace_seconds after its end).
 -- Grain: one row per run with at least one accepted sample.
 -- Incremental by run (macros/run_versions.sql): a refresh computes the runs whose lines changed.
+{{ config(**runlens.incremental_config('run')) }}
 {%- set grace = var('utilization_sample_grace_seconds') %}
 with
 
