@@ -23,6 +23,8 @@ import sys
 import threading
 from pathlib import Path
 
+import duckdb
+import kineto_traces
 import pytest
 from engine_datasets import DATASETS, ENGINES_PROJECT
 from engines.connections import postgres_connection, postgres_settings
@@ -32,9 +34,13 @@ from pipeline import DATABASE, REPO, UNIT_TESTS, run_dbt
 from prebuilt import Prebuilds, prebuilt
 
 from runlens.dbt_session import environment
+from runlens.raw_logs import trace_batches
 from runlens.raw_logs.as_of import SAMPLE_AS_OF
+from runlens.raw_logs.duckdb_reader import refresh as read_into_duckdb
 from runlens.raw_logs.folder_metadata import COLLECTIONS_FILE
 from runlens.raw_logs.postgres_reader import refresh as read_into_postgres
+from runlens.raw_logs.raw_tables import TABLES
+from runlens.raw_logs.trace_batches import without_nul
 
 DESCRIBED = "the sample, the faulty fixture, the runs with ranks, the goodput and the timeline fixtures"
 MARTS = load_marts()
@@ -266,6 +272,64 @@ def test_postgres_reader_follows_the_folder_by_fingerprint(tmp_path):
 
     third = read_into(raw, schema)
     assert (third.read_files, third.read_lines, third.forgotten_files) == (0, 0, 0)
+    drop_schemas(schema)
+
+
+def raw_traces(schema: str) -> dict[str, list[tuple]]:
+    """trace_files (without loaded_at) and trace_events of schema on PostgreSQL, ordered."""
+    connection = postgres_connection(postgres_settings())
+    tables = {}
+    with connection, connection.cursor() as cursor:
+        for table in ("trace_files", "trace_events"):
+            columns = ", ".join(name for name, _ in TABLES[table] if name != "loaded_at")
+            cursor.execute(f'select {columns} from "{schema}".{table} order by 1, 3')
+            tables[table] = cursor.fetchall()
+    connection.close()
+    return tables
+
+
+def duckdb_traces(raw_dir: Path) -> dict[str, list[tuple]]:
+    """The same tables as the DuckDB reader writes them, each NUL as PostgreSQL holds it (`\\u0000`)."""
+    connection = duckdb.connect()
+    read_into_duckdb(connection, str(raw_dir), "raw")
+    tables = {}
+    for table in ("trace_files", "trace_events"):
+        columns = ", ".join(name for name, _ in TABLES[table] if name != "loaded_at")
+        rows = connection.execute(f"select {columns} from raw.{table} order by 1, 3").fetchall()
+        tables[table] = [tuple(map(without_nul, row)) for row in rows]
+    connection.close()
+    return tables
+
+
+def test_postgres_reader_reads_traces_as_duckdb_does_and_follows_them_by_fingerprint(tmp_path, monkeypatch):
+    """The traces' rows are the DuckDB reader's (a NUL aside, which PostgreSQL text cannot hold),
+    their events sent two at a time; a changed trace is read again, a removed one's rows leave, an
+    unchanged one is not read again."""
+    require_postgres()
+    monkeypatch.setattr(trace_batches, "BATCH_EVENTS", 2)
+    schema = "runlens_trace_reader_test"
+    drop_schemas(schema)
+    raw = kineto_traces.reader_folder(tmp_path / "raw")
+    read_into(raw, schema)
+    first = raw_traces(schema)
+    assert first == duckdb_traces(raw) and len(first["trace_files"]) == 6
+
+    kineto_traces.write(raw / "job" / "rank-1.pt.trace.json", kineto_traces.current_trace(1, 2, collective_delay=40))
+    os.utime(raw / "job" / "rank-1.pt.trace.json", ns=(1, 2_000_000_000))  # a new mtime even on a coarse clock
+    (raw / "odd" / "odd.pt.trace.json").unlink()
+    read_into(raw, schema)
+    second = raw_traces(schema)
+    assert second == duckdb_traces(raw) and len(second["trace_files"]) == 5
+    # the all-reduce's launch (correlation 4) at 320 + 40 us now
+    launch = [row for row in second["trace_events"] if row[0] == "job/rank-1.pt.trace.json" and row[11] == 4]
+    assert [row[5] - kineto_traces.ORIGIN_US for row in launch if row[3] == "cuda_runtime"] == [360]
+
+    connection = postgres_connection(postgres_settings())
+    with connection, connection.cursor() as cursor:  # a trace not read again keeps its time of reading
+        cursor.execute(f'select count(distinct loaded_at) from "{schema}".trace_files')
+        [(times,)] = cursor.fetchall()
+    connection.close()
+    assert times == 2
     drop_schemas(schema)
 
 
