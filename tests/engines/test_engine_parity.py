@@ -1,8 +1,10 @@
 """The same models on PostgreSQL and Spark give the same marts as on DuckDB (issue 6).
 
-One raw folder holds the bundled sample (sample/), the faulty fixture (faulty/), the generated
-runs with ranks (ranks/, tests/helpers/ranks_fixture.py) and the goodput fixture (goodput/,
-tests/helpers/goodput_fixture.py), with a collections file that is all of theirs.
+One raw folder holds the datasets of tests/helpers/engine_datasets.py: the bundled sample (sample/),
+the faulty fixture (faulty/), the generated runs with ranks (ranks/, tests/helpers/ranks_fixture.py),
+the goodput, timeline and utilization fixtures, and the profiler traces (traces/,
+tests/helpers/traces_fixture.py: GPU traces of both schemas, two ranks of one job, a trace beside
+a run's log, one cut short, a real CPU trace), with a collections file that is all of theirs.
 The real project is built over it on DuckDB (the reference), on PostgreSQL and on Spark; on each
 engine every dbt test (data and unit) must pass, and every mart of the other engines must equal
 DuckDB's row by row (scripts/engines/parity.py: floats to a relative 1e-9, timestamps in UTC). The
@@ -42,7 +44,9 @@ from runlens.raw_logs.postgres_reader import refresh as read_into_postgres
 from runlens.raw_logs.raw_tables import TABLES
 from runlens.raw_logs.trace_batches import without_nul
 
-DESCRIBED = "the sample, the faulty fixture, the runs with ranks, the goodput and the timeline fixtures"
+DESCRIBED = (
+    "the sample, the faulty fixture, the runs with ranks, the goodput, timeline and utilization fixtures, the traces"
+)
 MARTS = load_marts()
 SCHEMA = "runlens_parity"
 
@@ -180,6 +184,26 @@ def spark_build_once(builds: Prebuilds) -> tuple[subprocess.CompletedProcess, Pa
 def test_duckdb_builds_the_reference_with_every_test_passing(duckdb_reference):
     result, _ = duckdb_reference
     assert_build_passed(result, f"dbt build over {DESCRIBED}")
+
+
+def test_the_reference_holds_the_steps_of_every_trace_run(duckdb_reference):
+    """The traces dataset's runs (traces_fixture.py) with their profiled steps, so that the marts
+    compared hold them: a trace alone in its folder is a run by itself, the two ranks of gpu/job
+    one run, the trace beside the log its run's; the cut trace none. Steps: each ProfilerStep span
+    but the last of each trace (the plan's 3: 2; the real trace's 3: 2), the two ranks' 2 each,
+    the trace without annotations 1."""
+    _, marts = duckdb_reference
+    steps = {row["run_id"]: row["steps"] for row in marts["fct_run_step_summaries"]}
+    real = next(row["file_path"] for row in marts["fct_traces"] if row["file_path"].startswith("traces/cpu/"))
+    assert steps == {
+        "trace:traces/gpu/current/gpu.pt.trace.json": 2,
+        "trace:traces/gpu/legacy/trace.json.gz": 2,
+        "trace:traces/gpu/fractional/gpu.pt.trace.json": 2,
+        "trace:traces/gpu/nosteps/gpu.pt.trace.json": 1,
+        "trace:traces/gpu/job": 4,
+        "traced-run": 2,
+        f"trace:{real}": 2,
+    }
 
 
 def test_postgres_builds_the_same_marts(postgres_build, duckdb_reference):

@@ -1,6 +1,6 @@
 """The datasets the engine tests put in one raw folder (the bundled sample, the faulty fixture, the
-generated runs with ranks, the goodput, timeline and utilization fixtures), and the kind of project copy
-they build in."""
+generated runs with ranks, the goodput, timeline and utilization fixtures, the profiler traces), and
+the kind of project copy they build in."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ RANKS = REPO / "tests" / "generated" / "ranks"
 GOODPUT = REPO / "tests" / "generated" / "goodput"
 TIMELINE = REPO / "tests" / "generated" / "timeline"
 UTILIZATION = REPO / "tests" / "generated" / "utilization"
+TRACES = REPO / "tests" / "generated" / "traces"  # tests/helpers/traces_fixture.py
 DATASETS = {
     "sample": SAMPLE,
     "faulty": FAULTY,
@@ -17,5 +18,6 @@ DATASETS = {
     "goodput": GOODPUT,
     "timeline": TIMELINE,
     "utilization": UTILIZATION,
+    "traces": TRACES,
 }
 ENGINES_PROJECT = Project()

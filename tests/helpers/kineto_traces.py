@@ -141,9 +141,9 @@ def write(path: Path, trace: dict) -> Path:
     """Write trace at path, pretty-printed as Kineto does; gzip'd when path ends in .gz."""
     path.parent.mkdir(parents=True, exist_ok=True)
     text = json.dumps(trace, indent=2)
-    if path.name.endswith(".gz"):
-        with gzip.open(path, "wt", encoding="utf-8") as handle:
-            handle.write(text)
+    if path.name.endswith(".gz"):  # no time in the gzip header: the same trace, the same bytes
+        with open(path, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as handle:
+            handle.write(text.encode("utf-8"))
     else:
         path.write_text(text, encoding="utf-8")
     return path
