@@ -12,9 +12,9 @@ each case the steps marts treat apart, and one real CPU trace.
 - `gpu/job/rank-0.pt.trace.json`, `rank-1.pt.trace.json`: the plan on two ranks, rank 1 launching
   the all-reduce COLLECTIVE_DELAY us later: one job, run `trace:<folder>/gpu/job`.
 - `logged/run.jsonl` and `logged/profile/host_1.pt.trace.json`: a run's log (collection
-  LOGGED_COLLECTION, task `traced`) from LOGGED_START to LOGGED_END, and beside it the plan with
-  its baseTimeNanoseconds at LOGGED_START, so the trace starts ORIGIN_US (5000 s) later, inside the
-  run: the trace belongs to that run.
+  LOGGED_COLLECTION, task `traced`) from LOGGED_START (01:00) to LOGGED_END (03:00), and below it
+  the plan with its baseTimeNanoseconds at LOGGED_START, so the trace starts ORIGIN_US (5000 s)
+  later, at 02:23:20, inside the run: the trace belongs to that run.
 - `broken/cut.pt.trace.json`: the plan cut off in the middle of its events.
 - `cpu/profile/host_1.<ns>.pt.trace.json.gz`: a real trace of tests/helpers/trace_trainings.py's
   training without workers (CPU only, three profiled steps), recorded once (`python
@@ -40,7 +40,7 @@ FOLDER = Path(__file__).parents[1] / "generated" / "traces"
 COLLECTIVE_DELAY = 40
 LOGGED_COLLECTION = "traces-logged"
 LOGGED_START = datetime(2025, 1, 1, 1, 0, tzinfo=UTC)  # before the engine tests' as-of (2025-03-10)
-LOGGED_END = datetime(2025, 1, 1, 2, 0, tzinfo=UTC)
+LOGGED_END = datetime(2025, 1, 1, 3, 0, tzinfo=UTC)
 RECORDED = "cpu/profile"  # the folder of the recorded trace, which write() leaves as it is
 
 
