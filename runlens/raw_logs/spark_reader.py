@@ -64,9 +64,11 @@ GLOB_CHARACTERS = re.compile(r"([\\*?\[\]{}])")  # what Hadoop reads as a patter
 LISTING_THRESHOLD = "spark.sql.sources.parallelPartitionDiscovery.threshold"
 TEXTS = "file_path string, file_fingerprint string, first_line_number bigint, text string"
 SPARK_BATCH_EVENTS = 1_000_000  # trace events on disk (CSV files) that Spark appends in one write
-# trace_batches.py's CSV: RFC 4180, line breaks inside quotes (each kept as it is: lines end in LF),
-# NULL an unquoted empty field and `""` the empty text (Spark reads both as nullValue unless that
-# is a text no field holds: one with NULs), Python's names for the doubles that are no numbers
+# trace_batches.py's CSV: RFC 4180, line breaks inside quotes (each kept as it is: rows end in LF),
+# NULL an unquoted empty field and `""` the empty text, Python's names for the doubles that are no
+# numbers. Spark turns any field equal to nullValue into NULL; with the default (empty) `""` would
+# be NULL too, so nullValue is a marker that stands in for an unquoted empty field only (a trace's
+# text equal to it, NULs and all, would read as NULL)
 EVENT_CSV = {
     "header": False,
     "lineSep": "\n",
