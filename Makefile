@@ -30,9 +30,9 @@ build: $(VENV)/.installed-runtime
 IMPORTED ?= imported
 profile: $(VENV)/.installed-importers
 	@test -n "$(FROM)" || { echo 'runlens: say what to import: make profile FROM="/path/to/mlruns /path/to/lightning_logs"' >&2; exit 2; }
-	$(BIN)/runlens profile $(FROM) --out $(IMPORTED) --db $(IMPORTED).duckdb --reports reports/imported $(if $(FORMAT),--format $(FORMAT))
+	$(BIN)/runlens profile $(FROM) --into $(IMPORTED) --db $(IMPORTED).duckdb --reports reports/imported $(if $(FORMAT),--format $(FORMAT))
 
-# The optional engines (README "Other engines"): the same marts on PostgreSQL or Spark.
+# The optional engines (docs/engines.md): the same marts on PostgreSQL or Spark.
 postgres: $(VENV)/.installed-engines
 	$(BIN)/python scripts/engine_build.py postgres
 
@@ -47,7 +47,7 @@ lint: $(VENV)/.installed-dev
 	$(BIN)/ruff format --check .
 	RUNLENS_DB=$${RUNLENS_LINT_DB:-$$(mktemp -d)/lint.duckdb} $(BIN)/sqlfluff lint models
 	cd runlens/report/queries && $(CURDIR)/$(BIN)/sqlfluff lint .
-	cd runlens/build_summary/queries && $(CURDIR)/$(BIN)/sqlfluff lint .
+	cd runlens/refresh/build_summary/queries && $(CURDIR)/$(BIN)/sqlfluff lint .
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)

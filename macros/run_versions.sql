@@ -73,7 +73,7 @@
 
 {#- A table an earlier runlens built without computed_at (a mart that was rebuilt whole then)
     cannot be refreshed by run: stop with the words of dbt's on_schema_change failure, which
-    `runlens build` answers with a full refresh (runlens/build.py, OUT_OF_SYNC). -#}
+    `runlens build` answers with a full refresh (runlens/refresh/build.py, OUT_OF_SYNC). -#}
 {% macro require_computed_at(also=[]) -%}
     {%- if execute -%}
         {%- set names = adapter.get_columns_in_relation(this) | map(attribute='name') | map('lower') | list -%}

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import yaml
 
-from runlens.project import project_dir
+from runlens.refresh.project import project_dir
 
 MARTS_DIR = project_dir() / "models" / "marts"
 # libyaml's loader when PyYAML has it: the marts' YAML is some 7,000 lines

@@ -32,7 +32,7 @@ On this machine it measures:
     the peak memory (max RSS) of the `runlens build` process from /usr/bin/time -v, and whether it
     replayed a plan and its phases (reading, commit, close) from its --timings file; then the same
     command with nothing changed (it runs no model);
-  - times report rendering (scripts/render_report.py);
+  - times report rendering (`runlens report`);
   - times the simple floor (one hand-written DuckDB query over the same files), the fair floor
     (scripts/benchmark/fair_floor.py: the build's own accounting written by hand in DuckDB SQL,
     each step a table) and the pandas baseline
@@ -46,6 +46,12 @@ On this machine it measures:
   (scripts/engines/bench_engines.py) and compares their marts with DuckDB's; with --spark-runs, builds
   those sizes (sharded) on Spark only, each against a DuckDB reference; every Spark build's reader
   is timed apart (its seconds and lines read);
+- with --with-traces, writes --trace-runs runs (one folder a run) with a profiler trace of about
+  --trace-events events each beside their logs (benchmark/trace_data.py), builds them and the same
+  runs without traces, each into a fresh database, and runs the traces' floor (benchmark/
+  trace_floor.py: one hand-written DuckDB query computing each step's wall, data loading and GPU
+  busy time from the same files, checked against fct_run_steps): what the traces add to the build
+  against that floor (the target: at most 2x), with peak memory;
 - with --with-tests, clones the committed HEAD into the scratch folder and times pytest there with
   .ci/run's environment (PostgreSQL started beforehand, as for --engines).
 
@@ -58,6 +64,7 @@ Internal modes (run as subprocesses so that each is timed and measured alone):
     bench.py _floor RAW_DIR MARTS_DB OUT_JSON
     bench.py _fair_floor RAW_DIR MARTS_DB OUT_JSON
     bench.py _pandas RAW_DIR MARTS_DB OUT_JSON
+    bench.py _trace_floor RAW_DIR MARTS_DB OUT_JSON
     bench.py _spark_build OUT_JSON [scripts/engine_build.py's arguments]  (its reader timed into OUT_JSON)
 and, to write the docs again from a saved run (bench_out/benchmarks.json is written after each step):
     bench.py _render BENCHMARKS_JSON OUT_DIR [ENGINES_STATUS]
@@ -84,6 +91,7 @@ BASELINE_MODULES = {
     "_floor": "benchmark.simple_floor",
     "_fair_floor": "benchmark.fair_floor",
     "_pandas": "benchmark.pandas_baseline",
+    "_trace_floor": "benchmark.trace_floor",
 }
 
 
@@ -147,7 +155,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         "--engines",
         default="",
         help="comma-separated other engines to build too (postgres, spark; needs requirements-engines.txt and, "
-        "for postgres, a server: README 'Other engines'): the sample and ENGINE_RUNS runs (about 1M events)",
+        "for postgres, a server: docs/engines.md): the sample and ENGINE_RUNS runs (about 1M events)",
     )
     parser.add_argument("--engine-runs", type=int, default=100_000, help="runs of the engines' large dataset")
     parser.add_argument(
@@ -166,6 +174,16 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         default="3,200000",
         help="comma-separated sizes (runs) of the folders a refresh inside `runlens watch` is measured over",
     )
+    parser.add_argument(
+        "--with-traces",
+        action="store_true",
+        help="also build TRACE_RUNS runs with a profiler trace of TRACE_EVENTS events each beside their logs, "
+        "against the same runs without traces and a hand-written DuckDB floor over the traces",
+    )
+    parser.add_argument("--trace-runs", type=int, default=100, help="runs of the traces step (default: %(default)s)")
+    parser.add_argument(
+        "--trace-events", type=int, default=100_000, help="events per trace of the traces step (default: %(default)s)"
+    )
     parser.add_argument("--keep", action="store_true", help="keep the generated logs and databases")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--shard-runs", type=int, default=10_000)
@@ -178,7 +196,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     if args.repeats < 1:
         parser.error("--repeats needs at least 1")
     sizes = sorted({int(s) for s in args.sizes.split(",") if s.strip()} | ({ONE_MILLION} if args.with_1m else set()))
-    if not sizes or min(sizes) < 1:
+    if (not sizes and not args.with_traces) or (sizes and min(sizes) < 1):
         parser.error("--sizes needs positive run counts")
     args.size_list = sizes
     args.watch_list = sorted({int(s) for s in args.watch_runs.split(",") if s.strip()})

@@ -8,7 +8,7 @@ default the bundled sample; runlens/raw_logs/raw_tables.py): on PostgreSQL from 
 `<schema>_raw` (runlens/raw_logs/postgres_reader.py, incremental by file); on Spark by Spark's own
 file reader (runlens/raw_logs/spark_reader.py, in the Spark session dbt then builds in). Then
 `dbt build --target <engine>` runs in this process. Connection settings come from the environment
-(profiles.yml names them; README "Other engines"). As `runlens build`, it leaves dbt's unit tests
+(profiles.yml names them; docs/engines.md). As `runlens build`, it leaves dbt's unit tests
 to `make test` unless --with-unit-tests.
 """
 

@@ -15,6 +15,14 @@ Writes, under data/sample/ (or --out), one JSON Lines file per run:
       not abandoned); the runs of two tasks name their GPUs (`resources`); every run carries
       utilization samples of its GPUs and host every minute (v4_samples). v3's incomplete run
       went silent days before that as-of time: abandoned.
+  <v3 folder>/profiler/v3-list_summation-05/<host>_<pid>.<ms>.pt.trace.json and
+  <v4-live folder>/profiler/v4-list_summation-01/<host>_<pid>.<ms>.pt.trace.json.gz  a PyTorch
+      profiler trace of each of these two runs (Kineto's current schema, as tensorboard_trace_handler
+      names it), starting 2 minutes after the run's start so that it belongs to that run
+      (def_trace_runs): 5 profiled steps and a sixth cut short, each step the same handful of GPU
+      events on one stream (SAMPLE_TRACES, TRACE_GPU_EVENTS). v3's DataLoader has no workers and
+      takes 40 ms of a 100 ms step (input-bound); v4's has workers and waits 2 ms in a 60 ms step,
+      but its flash_fwd_kernel takes 9 ms a step where v3's took 6. No random draw.
   zz-faults/mixed_faults.jsonl  CRLF, blank lines, lines of several reject reasons (one a
       likely typo of run_end), an other event (heartbeat) and an exact duplicate of a v3
       checkpoint line.
@@ -24,7 +32,7 @@ Writes, under data/sample/ (or --out), one JSON Lines file per run:
       links; runlens_as_of.txt  the sample's as-of time (input_contract.md, "Folder metadata").
 
 Deterministic (random.Random(--seed), gzip mtime=0). Re-running first deletes
-the *.jsonl and *.jsonl.gz files in the four folders it owns.
+the *.jsonl and *.jsonl.gz files in the four folders it owns, and the traces in their profiler/*/.
 
 Usage: python scripts/generate_sample.py [--out DIR] [--seed N]
 
@@ -379,6 +387,169 @@ def v4_runs(seed: int) -> list[Run]:
     return runs
 
 
+# Profiler traces (input_contract.md, "Profiler traces"): one run of list_summation in v3 and in
+# v4-live was profiled with torch.profiler (schedule wait=1, warmup=1, active=5; tensorboard_trace_handler
+# into profiler/<run_id>/ below its collection's folder), written here in Kineto's current schema
+# without a random draw, so no other figure of the sample moves. Each trace holds PROFILED_STEPS
+# whole steps, ProfilerStep#2 .. #6, and #7, which the profiler cuts short (TRACE_LAST_STEP_US,
+# its DataLoader call cut with it, nothing launched). Every step of a trace is the same (times in
+# microseconds from the step's start): the host fetches a batch (the DataLoader's `__next__`, from
+# 100 to 100 + loading), then launches the step's GPU events TRACE_LAUNCH_GAP_US apart from
+# TRACE_LAUNCH_AT_US after the batch came (each launch a `cuda_runtime` call of TRACE_LAUNCH_US
+# inside one `cpu_op`); they run back to back on stream 7, the first TRACE_GPU_LAG_US after its
+# launch, each TRACE_KERNEL_GAP_US after the one before. v3 loads in the training process
+# (`_SingleProcessDataLoaderIter`): 40 ms of its 100 ms steps, input-bound; v4 has workers
+# (`_MultiProcessingDataLoaderIter`) and waits 2 ms for a ready batch in a 60 ms step, but its
+# attention kernel (flash_fwd_kernel) takes 9 ms where v3's took 6.
+# trace -> (run, loader iterator, step microseconds, loading microseconds, file gzipped)
+SAMPLE_TRACES = {
+    V3: ("v3-list_summation-05", "_SingleProcessDataLoaderIter", 100_000, 40_000, False),
+    V4: ("v4-list_summation-01", "_MultiProcessingDataLoaderIter", 60_000, 2_000, True),
+}
+# a step's GPU events in order: (category, name, microseconds in v3, in v4)
+TRACE_GPU_EVENTS = (
+    ("gpu_memcpy", "Memcpy HtoD (Pageable -> Device)", 800, 800),
+    ("gpu_memset", "Memset (Device)", 200, 200),
+    ("kernel", "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64", 9_000, 9_000),
+    ("kernel", "flash_fwd_kernel", 6_000, 9_000),
+    ("kernel", "flash_bwd_dq_dk_dv_loop_seqk_parallel_kernel", 12_000, 12_000),
+    ("kernel", "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64", 21_000, 21_000),
+)
+PROFILED_STEPS, FIRST_PROFILED_STEP = 5, 2
+TRACE_AFTER_START_S = 120  # the profiler's first step, after the run_start (data and model loaded)
+TRACE_ORIGIN_US = 3_600_000_000  # the first step's ts on the trace's own clock (baseTimeNanoseconds + ts)
+TRACE_LOADER_AT_US, TRACE_LAUNCH_AT_US, TRACE_LAUNCH_GAP_US, TRACE_LAUNCH_US = 100, 200, 20, 10
+TRACE_GPU_LAG_US, TRACE_KERNEL_GAP_US, TRACE_LAST_STEP_US = 50, 5, 1_000
+TRACE_PID, TRACE_STREAM = 3187, 7
+# the runtime call that launches each category of GPU event, and its CUPTI callback id
+TRACE_RUNTIME_CALLS = {
+    "gpu_memcpy": ("cudaMemcpyAsync", 41),
+    "gpu_memset": ("cudaMemsetAsync", 51),
+    "kernel": ("cudaLaunchKernel", 211),
+}
+
+
+def trace_event(category: str, name: str, ts: int, dur: int, pid, tid, args: dict) -> dict:
+    return {"ph": "X", "cat": category, "name": name, "pid": pid, "tid": tid, "ts": ts, "dur": dur, "args": args}
+
+
+def trace_events(collection: str) -> list[dict]:
+    """The trace's events in the order Kineto writes them: the host's, then the GPU's."""
+    _, iterator, step_us, loading_us, _ = SAMPLE_TRACES[collection]
+    durations = [v3_us if collection == V3 else v4_us for _, _, v3_us, v4_us in TRACE_GPU_EVENTS]
+    loader = f"enumerate(DataLoader)#{iterator}.__next__"
+    host, gpu, correlation = [], [], 0
+    for number in range(PROFILED_STEPS + 1):
+        start = TRACE_ORIGIN_US + number * step_us
+        label = f"ProfilerStep#{FIRST_PROFILED_STEP + number}"
+        external = 10 * (number + 1)
+        if number == PROFILED_STEPS:  # cut short by the profiler while fetching its batch
+            host.append(trace_event("user_annotation", label, start, TRACE_LAST_STEP_US, TRACE_PID, TRACE_PID, {}))
+            loading = TRACE_LAST_STEP_US - TRACE_LOADER_AT_US
+            host.append(
+                trace_event("user_annotation", loader, start + TRACE_LOADER_AT_US, loading, TRACE_PID, TRACE_PID, {})
+            )
+            break
+        host.append(
+            trace_event("user_annotation", label, start, step_us, TRACE_PID, TRACE_PID, {"External id": external})
+        )
+        host.append(
+            trace_event("user_annotation", loader, start + TRACE_LOADER_AT_US, loading_us, TRACE_PID, TRACE_PID, {})
+        )
+        launch = start + TRACE_LOADER_AT_US + loading_us + TRACE_LAUNCH_AT_US
+        launches_us = (len(durations) - 1) * TRACE_LAUNCH_GAP_US + TRACE_LAUNCH_US
+        host.append(
+            trace_event(
+                "cpu_op", "aten::mm", launch - 10, launches_us + 20, TRACE_PID, TRACE_PID, {"External id": external + 1}
+            )
+        )
+        gpu_at = launch + TRACE_GPU_LAG_US
+        step_gpu_start = gpu_at
+        for (category, name, _, _), duration in zip(TRACE_GPU_EVENTS, durations, strict=True):
+            correlation += 1
+            runtime, cbid = TRACE_RUNTIME_CALLS[category]
+            ids = {"correlation": correlation, "External id": external + 1}
+            host.append(
+                trace_event(
+                    "cuda_runtime", runtime, launch, TRACE_LAUNCH_US, TRACE_PID, TRACE_PID, {"cbid": cbid, **ids}
+                )
+            )
+            device = {"device": 0, "context": 1, "stream": TRACE_STREAM, **ids}
+            gpu.append(trace_event(category, name, gpu_at, duration, 0, TRACE_STREAM, device))
+            launch += TRACE_LAUNCH_GAP_US
+            gpu_at += duration + TRACE_KERNEL_GAP_US
+        step_gpu_end = gpu_at - TRACE_KERNEL_GAP_US
+        gpu.append(
+            trace_event(
+                "gpu_user_annotation",
+                label,
+                step_gpu_start,
+                step_gpu_end - step_gpu_start,
+                0,
+                TRACE_STREAM,
+                {"External id": external},
+            )
+        )
+    meta = {
+        "name": "process_name",
+        "ph": "M",
+        "ts": TRACE_ORIGIN_US,
+        "pid": TRACE_PID,
+        "tid": 0,
+        "args": {"name": "python"},
+    }
+    end = host[-1]["ts"] + host[-1]["dur"]
+    span = trace_event(
+        "Trace",
+        "PyTorch Profiler (0)",
+        TRACE_ORIGIN_US - 100,
+        end - TRACE_ORIGIN_US + 100,
+        "Spans",
+        "PyTorch Profiler",
+        {},
+    )
+    return [*host, *gpu, meta, span]
+
+
+def sample_trace(collection: str, run: Run) -> tuple[str, bytes]:
+    """The trace of one profiled run: its path below the collection's folder, and its bytes. Its first
+    step starts TRACE_AFTER_START_S after the run's first run_start (def_trace_runs: within the run's
+    time window, after every other run of the folder whose window holds it started)."""
+    run_id, _, _, _, gz = SAMPLE_TRACES[collection]
+    first_step_ns = (min(event["ts"] for event in run.events) + TRACE_AFTER_START_S * 1000) * 1_000_000
+    header = {
+        "schemaVersion": 1,
+        "deviceProperties": [
+            {
+                "id": 0,
+                "name": "NVIDIA H100 80GB HBM3",
+                "totalGlobalMem": 85_045_477_376,
+                "computeMajor": 9,
+                "numSms": 132,
+            }
+        ],
+        "distributedInfo": {"backend": "nccl", "rank": 0, "world_size": 1},
+    }
+    footer = {"traceName": "", "displayTimeUnit": "ms", "baseTimeNanoseconds": first_step_ns - TRACE_ORIGIN_US * 1000}
+    # as Kineto writes it: the header's keys, traceEvents one event a line, then the closing keys
+    keys = [f'  "{key}": {json.dumps(value)},' for key, value in header.items()]
+    events = ",\n".join(f"    {json.dumps(event)}" for event in trace_events(collection))
+    closing = ",\n".join(f'  "{key}": {json.dumps(value)}' for key, value in footer.items())
+    text = "{\n" + "\n".join(keys) + '\n  "traceEvents": [\n' + events + "\n  ],\n" + closing + "\n}\n"
+    written_ms = (first_step_ns + 10**9) // 1_000_000  # tensorboard_trace_handler: <host>_<pid>.<ms>
+    name = f"node-{int(run_id[-2:]):02d}_{TRACE_PID}.{written_ms}.pt.trace.json" + (".gz" if gz else "")
+    data = text.encode()
+    return f"{slug(collection)}/profiler/{run_id}/{name}", gzip.compress(data, mtime=0) if gz else data
+
+
+def write_traces(out: Path, runs: list[Run]) -> None:
+    by_id = {run.run_id: run for run in runs}
+    for collection, (run_id, *_) in SAMPLE_TRACES.items():
+        path, data = sample_trace(collection, by_id[run_id])
+        (out / path).parent.mkdir(parents=True, exist_ok=True)
+        (out / path).write_bytes(data)
+
+
 def run_lines(run: Run) -> list[str]:
     events = list(run.events)
     if "out_of_order" in run.quirks:  # step_1400 after epoch_end; the pipeline sorts
@@ -457,6 +628,8 @@ def clean(out: Path) -> None:
         for pattern in ("*.jsonl", "*.jsonl.gz"):
             for path in (out / sub).glob(pattern):
                 path.unlink()
+        for path in (out / sub).glob("profiler/*/*.pt.trace.json*"):
+            path.unlink()
 
 
 def write_lines(path: Path, lines: list[bytes], eol=b"\n", gz=False) -> None:
@@ -743,9 +916,10 @@ def main() -> None:
     if args.runs is None:
         out = args.out or REPO / "data" / "sample"
         clean(out)
-        v3 = v3_runs(args.seed)
-        for run in v3 + v2_runs(args.seed) + v4_runs(args.seed):
+        v3, v4 = v3_runs(args.seed), v4_runs(args.seed)
+        for run in v3 + v2_runs(args.seed) + v4:
             write_run(out, run)
+        write_traces(out, v3 + v4)
         faults = out / FAULTS_DIR / "mixed_faults.jsonl"
         write_lines(faults, fault_lines(v3), eol=b"\r\n")
         write_sample_metadata(out)

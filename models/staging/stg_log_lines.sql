@@ -6,7 +6,8 @@
 -- apart, unless its name looks like a typo of a runlens type (macros/staging/event_types.sql).
 -- Incremental by file: the pre-hook deletes the rows of files that are gone or changed (or were
 -- read with other event aliases), and only files without rows here are parsed. Duplicates are
--- settled downstream (int_event_occurrences).
+-- settled downstream (int_event_occurrences). Grain: one row per line of a file, and one per file
+-- (line_number 0).
 {%- set event_fields = [
     'run_id', 'event', 'ts', 'step', 'epoch', 'collection', 'task', 'config', 'status', 'wall_seconds',
     'sections', 'final', 'source_format', 'source_path', 'is_approximate', 'approximation', 'resources',

@@ -1,6 +1,6 @@
 """Importers: existing training logs (TensorBoard, MLflow, text, W&B, cluster GPU logs) -> runlens JSONL.
 
-`runner.run_import` is the entry point (`runlens import`, runlens/importing.py is its command line);
+`runner.run_import` is the entry point (`runlens import`, runlens/commands/import_logs.py is its command line);
 `runner.discover` asks each importer of `registry.IMPORTERS`, in order, to claim its sources
 (`importer` says the one shape: claim, then read). Each module does one job: `tensorboard_files`
 (which files are event files, and TensorBoard's importer) with `tensorboard` (reading them),
@@ -10,6 +10,6 @@ runs leave beside the stream, and W&B's importer), `wandb_framing` (the LevelDB-
 `run-<id>.wandb`), `wandb_records` (its records, with W&B's protobuf) and `wandb_runs` (a W&B run's
 sessions -> events), `nvidia_smi` and `dcgm` (cluster GPU logs -> utilization samples), with
 `sample_attribution` (which run a cluster log's samples belong to) and `known_runs` (the runs
-already in --out), `scalars` (markers from logged scalars), `checkpoints` (checkpoint files beside
+already in --into), `scalars` (markers from logged scalars), `checkpoints` (checkpoint files beside
 the logs), `common` (events, rejects, the JSONL writer) and `progress` (what the user sees on stderr).
 """

@@ -50,6 +50,10 @@ REJECT_REASONS = {
     "its samples are not written (--samples-run RUN_ID names their run)",
     "samples_of_several_runs": "a cluster GPU log whose samples lie in the time windows of several imported runs: "
     "its samples are not written (--samples-run RUN_ID names their run)",
+    "bad_profiler_report": "a framework profiler's report (Lightning's SimpleProfiler or AdvancedProfiler, a "
+    "Hugging Face trainer_state.json) that does not parse or ends inside its table: its sections are not written",
+    "report_without_run": "a framework profiler's report that no imported run's folder holds (or whose folder holds "
+    "several runs): it has no timestamps, so only a run whose timeline other files give can take it",
     "import_error": "the importer itself failed on this source (a bug: please report it); other sources go on",
 }
 
@@ -186,20 +190,46 @@ class SampleLog:
 
 
 @dataclass
+class ProfilerReport:
+    """The sections of one framework profiler's report (Lightning's profilers, a Hugging Face
+    trainer_state.json), before they belong to a run: the report has no timestamps, so the runner
+    gives it the run whose folder holds it (report_attribution.py).
+
+    label: the report in words ("Lightning's SimpleProfiler report"); sections: section -> seconds,
+    no second in two; section_sources: how each was summed; rank: the rank its file name gives;
+    order: among the reports of one run, the lowest is written (the lowest rank, the latest state)."""
+
+    source_format: str
+    path: Path
+    label: str
+    sections: dict[str, float]
+    section_sources: dict[str, str]
+    rank: int | None = None
+    order: tuple = ()
+
+    @property
+    def shown(self) -> str:
+        return display_path(self.path)
+
+
+@dataclass
 class Outcome:
-    """What importing one source gave: runs, rejects and notes (skips that are not errors), and the
-    samples of a cluster GPU log, which the runner gives a run (sample_attribution.py)."""
+    """What importing one source gave: runs, rejects and notes (skips that are not errors), the
+    samples of a cluster GPU log, which the runner gives a run (sample_attribution.py), and the
+    reports of framework profilers, which it gives a run too (report_attribution.py)."""
 
     runs: list[Run] = field(default_factory=list)
     rejects: list[Reject] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     sample_logs: list[SampleLog] = field(default_factory=list)
+    reports: list[ProfilerReport] = field(default_factory=list)
 
     def extend(self, other: Outcome) -> None:
         self.runs.extend(other.runs)
         self.rejects.extend(other.rejects)
         self.notes.extend(other.notes)
         self.sample_logs.extend(other.sample_logs)
+        self.reports.extend(other.reports)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1,6 +1,6 @@
 """What the importer is given, checked before anything is read or written.
 
-Every PATH must exist and be readable, and --out must be a folder (or not exist yet): check_inputs
+Every PATH must exist and be readable, and --into must be a folder (or not exist yet): check_inputs
 raises InputError otherwise. Inputs with nothing importable in them raise NothingToImport, which
 names what the importer looks for. Each message is one line that says what to do.
 """
@@ -20,11 +20,13 @@ LOOKS_FOR = {
     "wandb": "W&B run folders (wandb/run-*/run-<id>.wandb)",
     "nvidia_smi": "nvidia-smi CSV logs (--query-gpu=timestamp,index,... --format=csv)",
     "dcgm": "DCGM exporter dumps (DCGM_FI_DEV_GPU_UTIL{gpu=...} lines)",
+    "lightning_profiler": "Lightning profiler reports ({stage}-{filename}.txt of SimpleProfiler, AdvancedProfiler)",
+    "hf_trainer_state": "Hugging Face trainer_state.json files",
 }
 
 
 class InputError(ValueError):
-    """A PATH or --out the importer cannot use; the message is one line that says what to do."""
+    """A PATH or --into the importer cannot use; the message is one line that says what to do."""
 
 
 class NothingToImport(InputError):
@@ -32,7 +34,7 @@ class NothingToImport(InputError):
 
 
 def check_inputs(paths: list[Path], out: Path | None) -> None:
-    """Raise InputError for a PATH that does not exist or cannot be read, or an --out that is a file
+    """Raise InputError for a PATH that does not exist or cannot be read, or an --into that is a file
     (None: a dry run, which writes nothing)."""
     for path in paths:
         shown = display_path(path)
@@ -49,7 +51,7 @@ def check_inputs(paths: list[Path], out: Path | None) -> None:
             reason = (error.strerror or str(error)).lower()
             raise InputError(f"cannot read {shown} ({reason}): let this user read it, or import another path") from None
     if out is not None and out.exists() and not out.is_dir():
-        raise InputError(f"--out {display_path(out)} is a file, not a folder: give a folder for the imported logs")
+        raise InputError(f"--into {display_path(out)} is a file, not a folder: give a folder for the imported logs")
 
 
 def nothing_to_import(paths: list[Path], fmt: str, notes: list[str]) -> NothingToImport:

@@ -1,8 +1,8 @@
-"""The runs already in --out, as sample attribution sees them: their time windows and hosts.
+"""The runs already in --into, as sample attribution sees them: their time windows and hosts.
 
 Importing cluster GPU logs alone, after their runs were imported (or written by runlens' own
 writer) into the same folder, attributes them by time (sample_attribution.py): each JSONL file
-below --out is read for its runs' run_start, run_end and last `ts`, and the hosts their samples
+below --into is read for its runs' run_start, run_end and last `ts`, and the hosts their samples
 name. Left out: the files this import writes again (those an earlier import of the same sources
 wrote, `_import_sources.json`), the folders of cluster samples, and lines that are no JSON object.
 A run without a run_start line is no candidate.

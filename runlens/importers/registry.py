@@ -8,7 +8,17 @@ and one line here; --format's choices and the importer extra's packages come fro
 
 from __future__ import annotations
 
-from . import dcgm, mlflow_files, mlflow_sqlite, nvidia_smi, tensorboard_files, text_log, wandb_files
+from . import (
+    dcgm,
+    hf_trainer_state,
+    lightning_profiler,
+    mlflow_files,
+    mlflow_sqlite,
+    nvidia_smi,
+    tensorboard_files,
+    text_log,
+    wandb_files,
+)
 from .importer import Importer
 
 IMPORTERS: tuple[Importer, ...] = (
@@ -19,6 +29,8 @@ IMPORTERS: tuple[Importer, ...] = (
     text_log.IMPORTER,
     nvidia_smi.IMPORTER,  # cluster GPU logs: samples the runner gives a run (sample_attribution.py)
     dcgm.IMPORTER,
+    lightning_profiler.IMPORTER,  # profiler reports: sections the runner gives a run (report_attribution.py)
+    hf_trainer_state.IMPORTER,
 )
 
 FORMATS = ("auto", *dict.fromkeys(importer.name for importer in IMPORTERS))

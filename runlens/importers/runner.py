@@ -7,7 +7,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from runlens.usage import importer_extra
+from runlens.commands.usage import importer_extra
 
 from .common import Options, Outcome, Reject, display_path, dump_line, run_file, write_atomic, write_rejects, write_run
 from .earlier_imports import replace_earlier, source_key
@@ -16,6 +16,7 @@ from .inputs import nothing_to_import
 from .known_runs import windows_in
 from .progress import Progress, summary
 from .registry import IMPORTERS, OPTIONAL
+from .report_attribution import attach
 from .sample_attribution import Decisions, decide, placed_note, samples_file, samples_run, window_of
 
 
@@ -61,7 +62,6 @@ def discover(
     chosen = [importer for importer in importers if fmt in ("auto", importer.name)]
     for root in paths:
         walk = Walk(root, root if root.is_dir() else root.parent, _walk_files(root))
-        found_before = len(plan.sources)
         claimed = Claimed()
         for importer in chosen:
             claims = importer.claim(walk, claimed, options, fmt == importer.name)
@@ -69,20 +69,7 @@ def discover(
             if importer.name not in without:
                 plan.sources += claims.sources
                 plan.notes += claims.notes
-        if fmt == "auto" and len(plan.sources) == found_before:
-            plan.notes += _trainer_state_note(walk.files)
     return plan
-
-
-def _trainer_state_note(files: list[Path]) -> list[str]:
-    """A PATH with nothing to import but a Hugging Face trainer_state.json: say why it is not read."""
-    states = [path for path in files if path.name.endswith("trainer_state.json")]
-    if not states:
-        return []
-    return [
-        f"{display_path(states[0])}: a Hugging Face trainer_state.json holds steps but no wall-clock times, "
-        "so it cannot be profiled; import that run's TensorBoard or MLflow logs instead"
-    ]
 
 
 def _unique_ids(outcome: Outcome) -> None:
@@ -138,6 +125,11 @@ def run_import(
     _unique_ids(total)
     decisions = _attribute_samples(total, runs_of, kind_of, out, options)
     for note in decisions.notes:
+        progress.note(note)
+    attached = attach(total.reports, runs_of)  # profiler reports: the profile of their run's folder
+    total.rejects += attached.rejects
+    total.notes += attached.notes
+    for note in attached.notes:
         progress.note(note)
     out.mkdir(parents=True, exist_ok=True)
     written = {key: [run_file(out, run) for run in runs] for key, runs in runs_of.items()}

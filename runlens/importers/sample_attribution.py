@@ -7,7 +7,7 @@ after every source is read the runner asks `decide` for each log's run, in this 
 2. its folder: a log below a run folder of this import (a W&B run folder, an MLflow run folder, a
    TensorBoard run folder) or beside a run's file (a text log, an MLflow database) is that run's;
    the nearest such folder counts, and when it holds several runs their time windows choose;
-3. its time: the one run, of this import or already in --out (known_runs.py), whose window
+3. its time: the one run, of this import or already in --into (known_runs.py), whose window
    (first run_start to run_end, else to its last event) holds the log's first and last sample,
    and whose host, when both name one, is the log's.
 
@@ -31,7 +31,7 @@ FILE_NAMES_RUN_FOLDER = frozenset({"wandb"})
 
 
 class SamplesRunError(RuntimeError):
-    """--samples-run names a run neither this import nor --out holds; one line says what to do."""
+    """--samples-run names a run neither this import nor --into holds; one line says what to do."""
 
 
 @dataclass(frozen=True)
@@ -109,7 +109,7 @@ def decide(logs: list[SampleLog], windows: list[Window], samples_run: str | None
     if samples_run is not None and logs and samples_run not in {window.run_id for window in windows}:
         known = _ids(windows) or "none"
         raise SamplesRunError(
-            f"--samples-run {samples_run}: no run of that id was imported or is in --out (runs: {known}); "
+            f"--samples-run {samples_run}: no run of that id was imported or is in --into (runs: {known}); "
             "give one of them"
         )
     for log in logs:

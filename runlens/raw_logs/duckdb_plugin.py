@@ -2,7 +2,7 @@
 a build connects.
 
 On dbt's connection it attaches the database file, RUNLENS_DB read at that moment, as the catalog
-the profile names (runlens/database.py: so the database is no part of what dbt parses), and, when
+the profile names (runlens/refresh/database.py: so the database is no part of what dbt parses), and, when
 the command builds (`dbt build`, `dbt run`), it runs the reader once (duckdb_reader.py) over
 RUNLENS_RAW_DIR (default `data/sample`): the raw tables the staging models select from are then
 in step with the folder before any model runs. A `--full-refresh` reads every file again. The
@@ -18,12 +18,12 @@ from __future__ import annotations
 
 from dbt.adapters.duckdb.plugins import BasePlugin
 
-from runlens.database import attach_database, attaches_database, use_database
 from runlens.raw_logs.as_of import AsOfError
 from runlens.raw_logs.duckdb_reader import refresh, write_reading_error
 from runlens.raw_logs.folder_metadata import MetadataError
 from runlens.raw_logs.listing import RawFolderError, raw_dir
 from runlens.raw_logs.raw_tables import raw_schema
+from runlens.refresh.database import attach_database, attaches_database, use_database
 
 # dbt's commands that run models: they read the raw folder first
 BUILDING_COMMANDS = {"build", "run"}

@@ -91,9 +91,17 @@ PROFILE_READS = {
     # inside a step (runs with profiler traces): the collection's steps, each task's (the most
     # input-bound first), the parts of each task's GPU time largest first, the rank that held them
     "steps": MartRead("agg_collection_steps"),
+    # the productive time the GPUs sat idle inside the profiled steps (goodput, from the traces)
+    "productive_gpu_idle": MartRead("agg_collection_productive_gpu_idle"),
     "step_tasks": MartRead("agg_task_steps", order_by="data_loading_share desc nulls last, task asc"),
     "step_parts": MartRead("agg_task_step_parts", "seconds > 0", "task asc, seconds desc, part asc"),
     "step_stragglers": MartRead("agg_task_step_stragglers", order_by="held_steps desc, task asc"),
+    # the collection's steps against its baseline's, every task's: the part that moved most first
+    "step_comparison": MartRead(
+        "cmp_collection_step_parts",
+        "scope = 'all_tasks' and (seconds_per_step > 0 or baseline_seconds_per_step > 0)",
+        "abs(change_seconds_per_step) desc, part_order asc",
+    ),
     # the buckets either side spent time in, the one that moved most first; a bucket one side could
     # not measure did not move (share_change NULL): after those that did
     "goodput_comparison": MartRead(
@@ -104,6 +112,7 @@ PROFILE_READS = {
 }
 # the parts of a page that are one row (None when the mart has none for the collection)
 ONE_ROW = {
+    "productive_gpu_idle",
     "later_windows",
     "straggler_summary",
     "data_quality",
@@ -214,9 +223,11 @@ class CollectionProfile:
     utilization_comparison: list[Row] = field(default_factory=list)
     utilization_timeline: list[Row] = field(default_factory=list)  # queries/utilization_timeline.sql
     steps: Row | None = None  # agg_collection_steps: the profiled steps of the collection's traces
+    productive_gpu_idle: Row | None = None  # agg_collection_productive_gpu_idle
     step_tasks: list[Row] = field(default_factory=list)
     step_parts: list[Row] = field(default_factory=list)
     step_stragglers: list[Row] = field(default_factory=list)
+    step_comparison: list[Row] = field(default_factory=list)  # cmp_collection_step_parts, all tasks
 
     @property
     def utilization_moved(self) -> bool:

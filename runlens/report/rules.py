@@ -175,8 +175,8 @@ def baseline_change(profile: CollectionProfile) -> Finding | None:
     comparison = profile.comparison
     if comparison is None:
         return None
-    if comparison.baseline_runs_analyzed == 0:
-        return Finding("baseline_without_data")
+    if comparison.baseline_runs_analyzed == 0:  # its profiled steps may still compare (step_comparison)
+        return Finding("baseline_without_data", {"steps_compared": bool(profile.step_comparison)})
     if comparison.has_different_task_mix and comparison.matched_tasks == 0:
         return Finding("no_common_tasks")
     within = 1 + profile.build.regression_threshold if profile.build is not None else SPEEDUP_SAME
@@ -473,6 +473,9 @@ def inside_steps(profile: CollectionProfile) -> Finding | None:
         return None
     bound = [task for task in profile.step_tasks if task.is_input_bound]
     figures = {"steps": profile.steps, "tasks": bound or profile.step_tasks, "build": profile.build}
+    # against the baseline: the part of the step that moved most (cmp_collection_step_parts), if any did
+    moved = next((row for row in profile.step_comparison if row.change_seconds_per_step), None)
+    figures["moved"] = moved
     return Finding("input_bound" if bound else "fed", figures)
 
 
@@ -522,7 +525,12 @@ def not_shown(profile: CollectionProfile, findings: Findings) -> list[Finding]:
     if profile.comparison is None:
         hidden.append(Finding("baseline_not_named"))
     elif profile.comparison.baseline_runs_analyzed == 0:
-        hidden.append(Finding("baseline_without_runs", {"baseline": profile.comparison.baseline_title}))
+        hidden.append(
+            Finding(
+                "baseline_without_runs",
+                {"baseline": profile.comparison.baseline_title, "steps_compared": bool(profile.step_comparison)},
+            )
+        )
     if not profile.profile_sections:
         hidden.append(Finding("no_profiler_sections"))
     if profile.utilization is None:

@@ -123,6 +123,11 @@ def baseline_change(profile: CollectionProfile, findings: Findings, wall) -> str
     baseline = escape_text(comparison.baseline_title)
     raw_means = f"{wall(comparison.mean_wall_seconds)} against {wall(comparison.baseline_mean_wall_seconds)}"
     if finding.key == "baseline_without_data":
+        if finding.figures.get("steps_compared"):
+            return (
+                f"The baseline {baseline} has no analyzed runs in this database, so no wall time compares; its"
+                " profiled steps do (Inside a step)."
+            )
         return f"The baseline {baseline} has no analyzed runs in this database, so there is nothing to compare with."
     if finding.key == "no_common_tasks":
         return (
@@ -348,6 +353,13 @@ def inside_steps(findings: Findings) -> str:
         words += f"; the GPU was idle {units.percent(steps.idle_share)} of its time in the steps"
     else:
         words += "; the traces hold no GPU events, so there is no GPU breakdown"
+    moved = finding.figures.get("moved")
+    if moved is not None:
+        here, there = units.durations(moved.seconds_per_step, moved.baseline_seconds_per_step)
+        words += (
+            f"; against the baseline, the part of the step that moved most is {code(moved.part)}:"
+            f" {here} per step against {there}"
+        )
     return words + "."
 
 
@@ -630,7 +642,8 @@ def not_shown_item(finding) -> str:
             " `runlens_collections.csv`)"
         )
     if finding.key == "baseline_without_runs":
-        return f"Against the baseline ({escape_text(figures['baseline'])} has no analyzed runs here)"
+        steps = "; its profiled steps compare under Inside a step" if figures.get("steps_compared") else ""
+        return f"Against the baseline ({escape_text(figures['baseline'])} has no analyzed runs here{steps})"
     if finding.key == "no_profiler_sections":
         return "Time by profiler section (no run carries a profiler summary; runlens' writer adds one)"
     if finding.key == "no_utilization_samples":

@@ -8,6 +8,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 from matplotlib import pyplot  # noqa: E402  (the backend must be chosen first)
+from matplotlib.transforms import offset_copy  # noqa: E402
 
 from runlens.report.chart import STYLE, finished_png, short_label  # noqa: E402
 from runlens.report.rows import Row  # noqa: E402
@@ -19,6 +20,7 @@ PART_COLOURS = {
     "other": "#CCB974",
     "idle": "#C44E52",
 }
+LEGEND_BELOW_POINTS = 36  # the tick labels and the axis label take about 30 points below the axes
 
 
 def step_split_png(tasks: list[Row], parts: list[Row]) -> bytes:
@@ -39,5 +41,8 @@ def step_split_png(tasks: list[Row], parts: list[Row]) -> bytes:
         axes.set_xlim(0, 100)
         axes.set_xlabel("share of the steps' GPU time (%)")
         axes.set_title("Inside a step: the GPU's time by task")
-        axes.legend(loc="upper center", bbox_to_anchor=(0.5, -0.45), ncol=5, frameon=False)
+        # below the axis label at a fixed distance: a share of the axes' height lands on the label
+        # when the chart has one bar
+        below = offset_copy(axes.transAxes, fig=figure, y=-LEGEND_BELOW_POINTS, units="points")
+        axes.legend(loc="upper center", bbox_to_anchor=(0.5, 0.0), bbox_transform=below, ncol=5, frameon=False)
         return finished_png(figure, axes)

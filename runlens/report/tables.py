@@ -656,6 +656,29 @@ def steps_table(profile: CollectionProfile) -> Table:
     )
 
 
+def step_comparison_table(profile: CollectionProfile) -> Table:
+    """The collection's profiled steps against its baseline's, part by part, per step
+    (cmp_collection_step_parts, scope all_tasks): the part that moved most first."""
+    rows = profile.step_comparison
+    here, there, change = units.duration_columns(
+        [row.seconds_per_step for row in rows],
+        [row.baseline_seconds_per_step for row in rows],
+        [row.change_seconds_per_step for row in rows],
+        signed=[False, False, True],
+    )
+    return table(
+        [
+            ("part", False, codes(row.part for row in rows)),
+            ("per step here", True, here),
+            ("in the baseline", True, there),
+            ("change", True, change),
+            ("share here", True, units.percent_column([row.share for row in rows])),
+            ("in the baseline", True, units.percent_column([row.baseline_share for row in rows])),
+            ("of the step's change", True, units.percent_column([row.share_of_step_change for row in rows])),
+        ]
+    )
+
+
 def profile_tables(profile: CollectionProfile) -> dict[str, object]:
     """Every table a profile may show, by name (the template picks the ones it lays out)."""
     tables = {"tasks": tasks_table(profile), "kinds": kinds_table(profile), "sections": sections_table(profile)}
@@ -681,6 +704,7 @@ def profile_tables(profile: CollectionProfile) -> dict[str, object]:
         utilization_parts=utilization_parts_table(profile),
         utilization_comparison=utilization_comparison_table(profile),
         steps=steps_table(profile),
+        step_comparison=step_comparison_table(profile),
     )
     return tables
 

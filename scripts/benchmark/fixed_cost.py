@@ -6,7 +6,7 @@ Every `runlens` command of the bench runs one installation (Installation): one c
 project and one cache folder (RUNLENS_CACHE_DIR), as a user's install has, with the as-of time
 pinned (RUNLENS_AS_OF=BENCH_AS_OF). The first `runlens build` in a situation (a fresh database; an
 already-built one) runs dbt in-process, node by node, and records dbt's plan in the cache folder;
-later builds in the same situation replay it in one DuckDB connection (runlens/dbt_build.py). The
+later builds in the same situation replay it in one DuckDB connection (runlens/refresh/dbt_build.py). The
 step, over 3 generated runs:
 - one first build into a fresh database: dbt parses the project cold and records the plan of a
   fresh database (not counted);
@@ -14,7 +14,7 @@ step, over 3 generated runs:
   wall time is the fixed cost; the --timings file gives the elapsed time (the plan's reading, nodes
   and commit), its phases and nodes; the rest of the wall time (Python's imports, finding the plan,
   closing the database, the summary) is the start-up;
-- a plain `dbt build` (the dbt command line, what scripts/build.py runs; Meter.dbt) over the same
+- a plain `dbt build` (the dbt command line with `runlens build`'s REFRESH; Meter.dbt) over the same
   3 runs into a fresh database in a fresh process, in a copy of the project of its own: once to
   parse the project cold (not counted), then `repeats` times; the median wall time is the figure
   of the plain-dbt target;
@@ -31,15 +31,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import generate_sample
-from build import REFRESH as DBT_BUILD
 from pipeline import RUNLENS, copy_project
 
 from benchmark.datasets import BENCH_AS_OF, LogSettings, generate_command
 from benchmark.measure import Meter, run_results_of, timings_figures, where_time_goes
 from benchmark.scratch import fresh_folder, remove
+from runlens.refresh.build import REFRESH as DBT_BUILD
 
 FIXED_COST_RUNS = 3
-NOTHING_CHANGED = "nothing changed since"  # runlens build's line when no model ran (runlens/build.py)
+NOTHING_CHANGED = "nothing changed since"  # runlens build's line when no model ran (runlens/refresh/build.py)
 
 
 @dataclass(frozen=True)

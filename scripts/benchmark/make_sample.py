@@ -3,7 +3,7 @@ itself with RUNLENS_DB at a path in the bench's scratch folder, the database rem
 (so every run starts from an empty database), over the bundled sample, the reports going to the
 repository's reports/ as usual; repeated, the median wall time is the figure. `make sample` runs
 `runlens build` and `runlens report`, each a fresh process; dbt parses partially from the saved
-parse in runlens' cache folder (the database is no part of what dbt parses: runlens/database.py).
+parse in runlens' cache folder (the database is no part of what dbt parses: runlens/refresh/database.py).
 The venv must already be installed, so make does not reinstall: `make -q .venv/.installed-runtime`
 says whether its stamp is up to date, and the figures say so when it is not."""
 

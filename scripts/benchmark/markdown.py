@@ -29,7 +29,8 @@ def write_results(report: dict, folder: Path) -> None:
 
 def render(report: dict) -> str:
     sections = (
-        _header, _targets, _fixed_cost, _watch_refresh, _make_sample, _test_suite, _sizes, _where_time_goes, _engines
+        _header, _targets, _fixed_cost, _watch_refresh, _make_sample, _test_suite, _sizes, _where_time_goes, _engines,
+        _traces,
     )  # fmt: skip
     lines = [line for section in sections for line in section(report)]
     return "\n".join([*lines, *_method(report)])
@@ -165,7 +166,7 @@ def _plain_dbt(plain: dict | None) -> list[str]:
         return [*lines, "Not measured (skipped).", ""]
     warm = plain.get("warm_up") or {}
     lines += [
-        "The dbt command line (`dbt build --exclude-resource-type unit_test`, what scripts/build.py runs), which "
+        "The dbt command line (`dbt build --exclude-resource-type unit_test`, `runlens build`'s command), which "
         f"walks dbt's nodes one by one, over the same {plain['runs']} runs in a fresh process into a fresh "
         f"database, in a copy of the project of its own: once to parse the project cold "
         f"({fmt(warm.get('seconds'), 2)} s, not counted), then {plain['repeats']} times; the median wall time is "
@@ -553,10 +554,56 @@ def _method(report: dict) -> list[str]:
         "shard, which is then reloaded whole: the pipeline is incremental by file).",
         "- `make sample` (section `make sample`) and, with `--with-tests`, the test suite on a fresh clone "
         "(section Test suite) run in the repository's venv, installed beforehand.",
-        "- Targets (issue 29) are judged at the sizes each names: 100,000 runs (about 1.0M lines: ~10.1 lines a "
+        "- Targets (scripts/benchmark/targets.py) are judged at the sizes each names: "
+        "100,000 runs (about 1.0M lines: ~10.1 lines a "
         "run, not 12), 200,000 and, with `--with-1m`, 1,000,000 runs; the Spark targets from the engines step at "
         "100,000 runs (`--engines spark`, or `--spark-runs 10000,100000` for reading linear from 10k: the reader's "
         "seconds per line at 100k at most 1.5x those at 10k). The simple floor's ratio is shown, no target. "
         "Memory: MB = 10^6 bytes.",
         "",
     ]
+
+
+def _traces(report: dict) -> list[str]:
+    """The traces step (--with-traces): the builds with and without traces, the floor, the multiple."""
+    traces = report.get("traces")
+    if not traces:
+        return []
+    lines = [
+        "## Profiler traces",
+        "",
+        f"{traces['runs']} runs of one hour, one folder a run, each with a profiler trace beside its log "
+        f"({traces.get('trace_events', 0):,} events in {traces.get('trace_steps', 0):,} steps, "
+        f"{traces.get('trace_bytes', 0) / 1e6:,.0f} MB of JSON; scripts/benchmark/trace_data.py), built by "
+        "`runlens build` into a fresh database, and the same runs' logs without the traces; the floor is one "
+        "hand-written DuckDB query over the traces (scripts/benchmark/trace_floor.py) computing each step's wall, "
+        "data loading and GPU busy time, checked against fct_run_steps.",
+        "",
+        "| | wall s | peak MB |",
+        "|---|---|---|",
+    ]
+    for name, title in (("without_traces", "build without traces"), ("with_traces", "build with traces")):
+        build = traces.get(name) or {}
+        lines.append(f"| {title} | {fmt(build.get('seconds'), 1)} | {fmt(build.get('peak_rss_mb'), 0)} |")
+    floor = traces.get("floor") or {}
+    lines += [
+        f"| the floor's query (its process) | {fmt(floor.get('seconds'), 1)} ({fmt(floor.get('process_seconds'), 1)})"
+        f" | {fmt(floor.get('peak_rss_mb'), 0)} |",
+        "",
+        f"What the traces add: {fmt(traces.get('added_seconds'), 1)} s, {fmt(traces.get('multiple_of_floor'), 2)}x "
+        f"the floor (target: at most {fmt(traces.get('target_multiple'), 0)}x). Floor check: "
+        f"{_trace_check_text(floor.get('check'))}.",
+        "",
+    ]
+    where = (traces.get("with_traces") or {}).get("where_time_goes")
+    if where:
+        lines += _breakdown("The build with traces", where)
+    return lines
+
+
+def _trace_check_text(check: dict | None) -> str:
+    if not check:
+        return "not run"
+    if check["ok"]:
+        return f"agree (steps, wall, data loading and GPU busy seconds of {check['traces']:,} traces)"
+    return f"DISAGREE on {check['mismatched']:,} traces, e.g. {check['mismatches'][:1]}"

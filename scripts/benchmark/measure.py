@@ -144,7 +144,7 @@ def where_time_goes(run_results: Path, top: int = 10) -> dict:
 def timings_figures(timings: Path) -> dict:
     """What a `runlens build --timings` file says of the build: its elapsed time (dbt's, or the
     replayed plan's: reading, nodes, commit), for each dbt command whether it replayed dbt's recorded
-    plan (runlens/dbt_build.py; [] when nothing ran) and whether it parsed the project, the plan's
+    plan (runlens/refresh/dbt_build.py; [] when nothing ran) and whether it parsed the project, the plan's
     phases (seconds outside its nodes: reading, commit, close) and how many nodes ran."""
     data = json.loads(timings.read_text())
     return {

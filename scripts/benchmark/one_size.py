@@ -112,7 +112,7 @@ def measure(
             entry["where_time_goes_noop"] = where_time_goes(size_dir / "timings_build_noop.json")
     if "render" not in skip:
         say("render reports")
-        render = [sys.executable, str(REPO / "scripts" / "render_report.py"), "--db", str(database)]
+        render = [sys.executable, "-m", "runlens.cli", "report", "--db", str(database)]
         step("render_report", meter.run([*render, "--out", str(size_dir / "reports")]))
 
     for mode in BASELINES:

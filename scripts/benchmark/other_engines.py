@@ -13,12 +13,12 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from build import REFRESH as DBT_BUILD
 from pipeline import REPO, copy_project, dbt_process, in_own_process, run_dbt
 
 from benchmark.datasets import LogSettings, generate_command, line_counts
 from benchmark.measure import Meter
 from benchmark.scratch import fresh_folder, remove
+from runlens.refresh.build import REFRESH as DBT_BUILD
 
 BENCH = REPO / "scripts" / "bench.py"
 ENGINE_BUILD = REPO / "scripts" / "engine_build.py"

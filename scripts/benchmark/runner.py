@@ -15,7 +15,7 @@ from pathlib import Path
 
 from pipeline import REPO
 
-from benchmark import fixed_cost, fresh_clone_tests, make_sample, one_size, other_engines, watch_refresh
+from benchmark import fixed_cost, fresh_clone_tests, make_sample, one_size, other_engines, trace_builds, watch_refresh
 from benchmark.agreement import TOLERANCE_S
 from benchmark.console import summary
 from benchmark.datasets import BENCH_AS_OF, SHARDED_FROM, LogSettings
@@ -42,6 +42,11 @@ def failures_of(report: dict) -> list[str]:
         failed.append("recording the plans")
     failed += [f"watch over {w['runs']} runs" for w in report.get("watch_refreshes") or [] if _step_failed(w)]
     failed += [f"{entry['runs']}: {', '.join(entry['failures'])}" for entry in report["sizes"] if entry.get("failures")]
+    traces = report.get("traces") or {}
+    steps = ("without_traces", "with_traces", "floor")
+    failed += [f"traces: {name}" for name in steps if _step_failed(traces.get(name))]
+    if traces.get("floor", {}).get("check", {}).get("ok") is False:
+        failed.append("traces: the floor disagrees with fct_run_steps")
     engines = report.get("engines") or {}
     for build in engines.get("builds", []):
         if build.get("returncode", 1) != 0 or build.get("parity", {}).get("differences", 0) != 0:
@@ -96,7 +101,7 @@ def run(args: argparse.Namespace, argv: list[str]) -> int:
             meter, work / "fixed_cost", install, settings, args.repeats, args.keep, "plain_dbt" not in args.skip
         )
         save()
-    elif args.size_list or ("watch" not in args.skip and args.watch_list):
+    elif args.size_list or args.with_traces or ("watch" not in args.skip and args.watch_list):
         print(f"[plans] recording the plans over {runs} runs (the fixed cost step is skipped)", flush=True)
         report["plans"] = fixed_cost.record_plans(meter, work / "plans", install, settings)
         save()
@@ -119,6 +124,11 @@ def run(args: argparse.Namespace, argv: list[str]) -> int:
     for runs in args.size_list:
         entry = one_size.measure(runs, meter, work, install, settings, args.skip, fixed_seconds, args.keep)
         report["sizes"].append(entry)
+        save()
+    if args.with_traces:
+        report["traces"] = trace_builds.measure(
+            meter, work / "traces", install, args.trace_runs, args.trace_events, args.keep
+        )
         save()
     if args.engine_list or args.spark_runs_list:
         report["engines"] = other_engines.measure(

@@ -31,6 +31,7 @@ SPARK_RUNS = 100_000
 SPARK_SMALL_RUNS = 10_000
 SPARK_BUILD_MAX_SECONDS = 900.0  # 15 minutes
 SPARK_READING_MAX_RATIO = 1.5
+TRACES_MAX_MULTIPLE = 2.0  # what the traces add to the build, at most this multiple of their floor
 
 
 def ratios(entry: dict, fixed_cost_seconds: float | None) -> dict:
@@ -232,6 +233,18 @@ def targets(report: dict) -> list[dict]:
             met = figure is not None and target.meets(size, figure)
             rows.append(_row(target.name, size, figure, target.threshold(size), met, failed))
     rows += spark_rows(report.get("engines"))
+    traces = report.get("traces")
+    if traces:
+        multiple = traces.get("multiple_of_floor")
+        failed = any(_failed(traces.get(name)) for name in ("without_traces", "with_traces", "floor"))
+        rows.append(
+            _row(
+                "what profiler traces add to the build (with less without) / the traces' floor (hand-written "
+                "DuckDB query over the same traces)",
+                f"{traces['runs']} traces of {traces['events_per_trace']:,} events",
+                multiple, f"<= {TRACES_MAX_MULTIPLE:g}x", bool(traces.get("target_met")), failed,
+            )
+        )  # fmt: skip
     sample = report.get("make_sample")
     sample_seconds = seconds_of(sample)
     rows.append(

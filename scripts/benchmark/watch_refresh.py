@@ -6,7 +6,7 @@ and refreshed, not counted either (the first refresh of an already-built databas
 records its plan when the cache has none yet); then, --repeats times, one new run's file is
 written and the time until the watch's refresh line appears is measured, together with the
 refresh's own figure from that line (from noticing the change to the pages rendered: the watch
-prints the line after rendering, runlens/watch.py Watcher.refresh). The watch looks at the folder
+prints the line after rendering, runlens/refresh/watch.py Watcher.refresh). The watch looks at the folder
 every 0.1 s and waits for no settling, so the figures are the steady-state refresh's own: the
 recorded plan replayed in a process that started once (the plans the cache folder gains during the
 first refresh, the warm-up and the repeats are counted: none during the repeats means dbt never

@@ -3,7 +3,8 @@ PostgreSQL and Spark over the bundled sample and over generated logs of about 1M
 build timed, and its marts checked against DuckDB's with the parity checker.
 
 Run inside scripts/bench.py (scripts/benchmark/other_engines.py), which provides the Meter (wall time
-and peak memory of a process); each build is scripts/build.py's `dbt build` with the engine's target.
+and peak memory of a process); each build is `runlens build`'s `dbt build` (REFRESH,
+runlens/refresh/build.py) with the engine's target.
 For PostgreSQL the raw load (client-side COPY) and the dbt build are timed apart; the server's own
 memory is not in the peak figure. Nor is the memory of Spark's JVM (driver heap capped at 2g in
 profiles.yml): its peak figure is that of the dbt Python process alone, which the same figure on
@@ -19,12 +20,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from build import REFRESH as DBT_BUILD
 from pipeline import environment
 
 from engines.connections import postgres_connection, postgres_settings
 from engines.parity import compare, load_marts, read_duckdb, read_postgres, read_spark
 from runlens.raw_logs.postgres_reader import refresh as read_into_postgres
+from runlens.refresh.build import REFRESH as DBT_BUILD
 
 ENGINES = ("postgres", "spark")
 

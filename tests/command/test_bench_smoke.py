@@ -76,7 +76,7 @@ def bench_run(builds: Prebuilds):
     # repository's reports/) are left out to keep this short; the fixed cost runs twice instead of
     # three times
     command = [sys.executable, str(BENCH), "--sizes", "200", "--out-dir", str(out), "--no-docs", "--repeats", "2"]
-    command += ["--watch-runs", "3"]
+    command += ["--watch-runs", "3", "--with-traces", "--trace-runs", "2", "--trace-events", "1000"]
     result = subprocess.run(
         [*command, "--skip", "plain_dbt,make_sample"],
         capture_output=True,
@@ -137,7 +137,20 @@ def test_bench_runs_end_to_end_and_its_readings_agree(bench_run):
 
     assert watch["plans_recorded"]["repeats"] == 0  # the counted refreshes replayed plans: dbt never ran
 
-    (fixed_row, plain_row, watch_row, large_watch_row, *size_rows, sample_row, tests_row) = report["targets"]
+    # 2 runs, each with a trace of 10 steps of 100 events (trace_data.py: a step annotation, a
+    # DataLoader fetch, 32 x (operator, launch, kernel), a copy and its launch)
+    traces = report["traces"]
+    assert traces["trace_steps"] == 20 and traces["trace_events"] == 2000
+    for step in ("without_traces", "with_traces", "floor"):
+        assert traces[step]["returncode"] == 0, (step, traces[step])
+    assert traces["floor"]["check"] == {"ok": True, "traces": 2, "mismatches": [], "mismatched": 0}
+    assert traces["added_seconds"] == pytest.approx(
+        traces["with_traces"]["seconds"] - traces["without_traces"]["seconds"], abs=2e-3
+    )
+    (trace_row,) = [row for row in report["targets"] if row["target"].startswith("what profiler traces add")]
+    assert trace_row["figure"] == traces["multiple_of_floor"] and trace_row["verdict"] in ("met", "missed")
+    rows = [row for row in report["targets"] if row is not trace_row]
+    (fixed_row, plain_row, watch_row, large_watch_row, *size_rows, sample_row, tests_row) = rows
     assert fixed_row["figure"] == fixed["seconds"] and fixed_row["verdict"] in ("met", "missed")
     assert watch_row["figure"] == watch["seconds"] and watch_row["verdict"] in ("met", "missed")
     assert large_watch_row["size"] == 200_000  # not measured here
@@ -151,6 +164,7 @@ def test_bench_runs_end_to_end_and_its_readings_agree(bench_run):
     assert markdown.startswith("# runlens benchmarks")
     assert "## Fixed cost" in markdown and "| **median** |" in markdown
     assert "## A refresh inside `runlens watch`" in markdown
+    assert "## Profiler traces" in markdown and "Floor check: agree (steps, wall, data loading" in markdown
 
 
 def test_a_baseline_not_written_yet_is_not_run(tmp_path, monkeypatch):

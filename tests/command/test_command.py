@@ -26,6 +26,8 @@ import yaml
 from pipeline import DATABASE, REPO, RUNLENS, runlens_command
 from prebuilt import Prebuilds, prebuilt
 
+from runlens import cli
+
 FAULTY = REPO / "tests" / "fixtures" / "faulty"
 SAMPLE = REPO / "data" / "sample"
 MLFLOW = REPO / "tests" / "fixtures" / "importers" / "lightning" / "mlruns"
@@ -167,8 +169,8 @@ def test_another_database_and_folder_keep_dbts_partial_parse(tmp_path):
 IN_PROCESS = """
 import json, sys
 from pathlib import Path
-from runlens.build import build
-from runlens.dbt_session import DbtSession
+from runlens.refresh.build import build
+from runlens.refresh.dbt_session import DbtSession
 
 root, sample, faulty = map(Path, sys.argv[1:])
 with DbtSession(work=root / "work") as session:
@@ -256,11 +258,11 @@ def test_importing_a_source_again_replaces_what_it_wrote_before(profiled, tmp_pa
     source = tmp_path / "mlruns"
     shutil.copytree(root / "mlruns", source)
     out = tmp_path / "imported"
-    assert runlens_command("import", source, "--out", out, "--format", "mlflow", "--quiet").returncode == 0
+    assert runlens_command("import", source, "--into", out, "--format", "mlflow", "--quiet").returncode == 0
     assert sorted(p.name for p in (out / "mlflow").rglob("*.jsonl")) == ["addmod-2391d9ef.jsonl"]
     (meta,) = source.glob("*/2391d9ef*/meta.yaml")
     meta.write_text(meta.read_text().replace("run_name: addmod", "run_name: addmod-renamed"))
-    assert runlens_command("import", source, "--out", out, "--format", "mlflow", "--quiet").returncode == 0
+    assert runlens_command("import", source, "--into", out, "--format", "mlflow", "--quiet").returncode == 0
     assert sorted(p.name for p in (out / "mlflow").rglob("*.jsonl")) == ["addmod-renamed-2391d9ef.jsonl"]
 
 
@@ -270,7 +272,33 @@ def test_a_dry_run_needs_no_out(tmp_path):
         assert result.returncode == 0, result.stderr
         assert result.stdout.startswith("mlflow_file\t") and list(tmp_path.iterdir()) == []
     result = runlens_command("import", MLFLOW, cwd=tmp_path)
-    assert result.returncode == 2 and "--out RAW_DIR is needed" in result.stderr
+    assert result.returncode == 2 and "--into RAW_DIR is needed" in result.stderr
+
+
+def test_out_the_old_name_of_into_still_imports_and_says_the_new_name(tmp_path):
+    """`--out` was the imported logs' folder of `import` and `profile` (and is the pages' folder of
+    `report` and `watch`): for one release it still works there, with one line on stderr."""
+    warning = (
+        "runlens: --out is deprecated here: use --into (the folder the imported logs go to; --out is the "
+        "pages' folder of `runlens report` and `runlens watch`)"
+    )
+    old = runlens_command("import", MLFLOW, "--out", tmp_path / "old", "--format", "mlflow", "--quiet")
+    new = runlens_command("import", MLFLOW, "--into", tmp_path / "new", "--format", "mlflow", "--quiet")
+    assert old.returncode == new.returncode == 0, old.stderr + new.stderr
+    # the same summary line, naming its own folder
+    said = new.stderr.replace(str(tmp_path / "new"), str(tmp_path / "old"))
+    assert old.stderr.splitlines() == [warning, *said.splitlines()]
+    written = {path.relative_to(tmp_path / "new") for path in (tmp_path / "new").rglob("*")}
+    assert {path.relative_to(tmp_path / "old") for path in (tmp_path / "old").rglob("*")} == written
+    assert any(path.suffix == ".jsonl" for path in written)
+    # profile: the same alias, its value where --into's goes (a dry run: nothing imported, nothing built)
+    result = runlens_command("profile", MLFLOW, "--out", tmp_path / "elsewhere", "--format", "mlflow", "--dry-run")
+    assert result.returncode == 0 and result.stderr.splitlines()[0] == warning
+    assert result.stdout.startswith("mlflow_file\t") and not (tmp_path / "elsewhere").exists()
+    _root, subparsers = cli.parsers()
+    args = subparsers["profile"].parse_args([str(MLFLOW), "--out", "elsewhere"])
+    assert args.into == Path("elsewhere")
+    assert subparsers["profile"].parse_args([str(MLFLOW)]).into == Path("imported")
 
 
 # --------------------------------------------------------------------------------------------
@@ -404,7 +432,7 @@ def test_the_wheel_names_the_extra_by_the_package_name(installed_wheel):
     tensorboard = REPO / "tests" / "fixtures" / "importers" / "lightning" / "lightning_logs"
     result = subprocess.run(
         [str(root / "venv" / "bin" / "runlens"), "import", "--format", "tensorboard", str(tensorboard)]
-        + ["--out", str(root / "imported")],
+        + ["--into", str(root / "imported")],
         cwd=root / "empty",
         capture_output=True,
         text=True,

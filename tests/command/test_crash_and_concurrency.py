@@ -137,8 +137,8 @@ def test_reads_during_a_build_see_the_previous_build_and_a_second_build_is_refus
 LOCK_STEP_INTERRUPTED = """
 import os, signal, sys
 from pathlib import Path
-from runlens import build, file_lock
-from runlens.stopping import Stopping
+from runlens.refresh import build, file_lock
+from runlens.refresh.stopping import Stopping
 
 step, path = sys.argv[1], Path(sys.argv[2])
 def stop_now():

@@ -359,7 +359,7 @@ def test_counts_in_messages_agree_with_their_nouns():
 
 
 def test_import_of_a_missing_path_is_one_line(tmp_path):
-    result = runlens("import", tmp_path / "nope", "--out", tmp_path / "out")
+    result = runlens("import", tmp_path / "nope", "--into", tmp_path / "out")
     assert one_line(result) == (
         f"runlens: {tmp_path / 'nope'} does not exist: give a folder or file of training logs to import"
     )
@@ -369,15 +369,15 @@ def test_import_of_a_missing_path_is_one_line(tmp_path):
 def test_import_into_a_file_is_one_line(tmp_path):
     (tmp_path / "logs").mkdir()
     (tmp_path / "out").write_text("")
-    result = runlens("import", tmp_path / "logs", "--out", tmp_path / "out")
+    result = runlens("import", tmp_path / "logs", "--into", tmp_path / "out")
     assert one_line(result) == (
-        f"runlens: --out {tmp_path / 'out'} is a file, not a folder: give a folder for the imported logs"
+        f"runlens: --into {tmp_path / 'out'} is a file, not a folder: give a folder for the imported logs"
     )
     assert result.returncode == 2
 
 
 def test_import_of_an_unreadable_path_is_one_line(unreadable_folder, tmp_path):
-    result = runlens("import", unreadable_folder, "--out", tmp_path / "out", unprivileged=True)
+    result = runlens("import", unreadable_folder, "--into", tmp_path / "out", unprivileged=True)
     assert one_line(result) == (
         f"runlens: cannot read {unreadable_folder} (permission denied): let this user read it, or import another path"
     )
@@ -387,7 +387,7 @@ def test_import_of_an_unreadable_path_is_one_line(unreadable_folder, tmp_path):
 def test_import_of_nothing_importable_says_what_it_looks_for(tmp_path):
     (tmp_path / "logs").mkdir()
     (tmp_path / "logs" / "notes.txt").write_text("no timestamps, no checkpoints\n")
-    result = runlens("import", tmp_path / "logs", "--out", tmp_path / "out")
+    result = runlens("import", tmp_path / "logs", "--into", tmp_path / "out")
     line = one_line(result)
     assert line.startswith(f"runlens: nothing to import found in {tmp_path / 'logs'}: it looks for ")
     assert "TensorBoard event files" in line and "MLflow" in line and "text training logs" in line

@@ -19,6 +19,9 @@ def test_every_mart_is_listed_with_its_grain_and_rows(sample_build):
     assert rows["fct_runs"] == ["76", "one row per run_id"]
     assert rows["dim_collections"][0] == "3"
     assert rows["fct_run_live_status"] == ["6", "one row per incomplete run"]
+    # and two profiler traces, one v3 run's and one v4 run's (SAMPLE_TRACES), 5 profiled steps each
+    assert rows["fct_traces"][0] == "2"
+    assert rows["fct_run_steps"][0] == "10"
 
 
 def test_a_missing_database_is_one_line(tmp_path):

@@ -1,4 +1,4 @@
-"""Messages for how the user runs runlens (runlens/usage.py): installed, a user has the `runlens`
+"""Messages for how the user runs runlens (runlens/commands/usage.py): installed, a user has the `runlens`
 command and nothing else, so no message of theirs names `make` or an environment variable they did
 not set; `runlens build` over a folder without runlens logs stops before dbt, naming the other
 trackers' logs it found and the `runlens profile` command that reads them.
@@ -20,8 +20,8 @@ import duckdb
 import pytest
 from pipeline import DATABASE, REPO, RUNLENS
 
-from runlens import usage
-from runlens.importing import tensorboard_readable
+from runlens.commands import usage
+from runlens.commands.import_logs import tensorboard_readable
 
 IMPORTERS = REPO / "tests" / "fixtures" / "importers"
 TENSORBOARD = IMPORTERS / "lightning" / "lightning_logs"
@@ -102,7 +102,7 @@ def test_the_missing_extra_is_installed_into_the_checkout_runlens_runs_from(tmp_
     cwd = REPO if where == "checkout" else tmp_path
     result = subprocess.run(
         [str(python), "-c", WITHOUT_THE_EXTRA, "import", "--format", "tensorboard", str(TENSORBOARD)]
-        + ["--out", str(tmp_path / "imported")],
+        + ["--into", str(tmp_path / "imported")],
         cwd=cwd,
         env=installed_env(tmp_path),
         capture_output=True,

@@ -35,7 +35,6 @@ from engines_available import postgres_missing, require_postgres, require_spark,
 from pipeline import DATABASE, REPO, UNIT_TESTS, run_dbt
 from prebuilt import Prebuilds, prebuilt
 
-from runlens.dbt_session import environment
 from runlens.raw_logs import trace_batches
 from runlens.raw_logs.as_of import SAMPLE_AS_OF
 from runlens.raw_logs.duckdb_reader import refresh as read_into_duckdb
@@ -43,6 +42,7 @@ from runlens.raw_logs.folder_metadata import COLLECTIONS_FILE
 from runlens.raw_logs.postgres_reader import refresh as read_into_postgres
 from runlens.raw_logs.raw_tables import TABLES
 from runlens.raw_logs.trace_batches import without_nul
+from runlens.refresh.dbt_session import environment
 
 DESCRIBED = (
     "the sample, the faulty fixture, the runs with ranks, the goodput, timeline and utilization fixtures, the traces"

@@ -1,4 +1,4 @@
-"""A few long-lived processes that run dbt in-process for the tests (runlens.dbt_session).
+"""A few long-lived processes that run dbt in-process for the tests (runlens.refresh.dbt_session).
 
 dbt is not made for two commands at once in one process (its flags, its adapter registry and
 dbt-duckdb's connection are process-wide), and the test session runs up to RUNLENS_TEST_BUILDS
@@ -8,7 +8,7 @@ build pays for its nodes, not for dbt's start-up and parse. A build goes to an i
 already holds its project when there is one. A worker that dies (killed, out of memory) fails
 the build it ran and is replaced.
 
-A Job marked `planned` is a build as `runlens build` runs it (runlens.dbt_build): the plan dbt
+A Job marked `planned` is a build as `runlens build` runs it (runlens.refresh.dbt_build): the plan dbt
 recorded for the same situation, run again in one DuckDB connection, else dbt recording one in
 the project copy's plans/ folder. The tests that need only the marts build that way; dbt's own
 node-by-node build keeps its tests (tests/pipeline/test_plans.py builds every fixture both ways).
@@ -33,7 +33,7 @@ class Job:
     project: str
     args: tuple[str, ...]
     env: dict[str, str]
-    planned: bool = False  # runlens.dbt_build's plan when it has one (the module's docstring)
+    planned: bool = False  # runlens.refresh.dbt_build's plan when it has one (the module's docstring)
 
 
 @dataclass(frozen=True)
@@ -42,12 +42,12 @@ class Done:
     output: str
     events: tuple[str, ...]
     parsed: str | None
-    replayed: bool = False  # a planned job whose plan ran (runlens.dbt_build)
+    replayed: bool = False  # a planned job whose plan ran (runlens.refresh.dbt_build)
 
 
 def serve(connection) -> None:
     """The worker's loop: run each Job it is sent, answer with Done, until it is sent None."""
-    from runlens.dbt_session import DbtSession
+    from runlens.refresh.dbt_session import DbtSession
 
     sessions: OrderedDict[str, DbtSession] = OrderedDict()
     while True:
@@ -79,10 +79,10 @@ def serve(connection) -> None:
 
 
 def run_job(session, job: Job, env: dict[str, str | None]):
-    """The job's dbt command in session: a planned build through runlens.dbt_build."""
+    """The job's dbt command in session: a planned build through runlens.refresh.dbt_build."""
     if not job.planned:
         return session.invoke(list(job.args), env=env)
-    from runlens import dbt_build
+    from runlens.refresh import dbt_build
 
     raw, database = Path(job.env["RUNLENS_RAW_DIR"]), Path(job.env["RUNLENS_DB"])
     return dbt_build.build(session, raw, database, list(job.args), env)

@@ -25,6 +25,9 @@ EXACT = 0.1  # seconds: the tolerance for a marker the importer calls exact
 APPROXIMATE = 1.0  # seconds: for one it flags as approximate
 
 
+EMPTY_TRAINER_STATE = b'{"global_step": 0, "log_history": []}\n'
+
+
 def materialize(name: str, destination: Path, checkpoints: bool = True) -> Path:
     """Copy fixture `name` to destination/name, unpack its database, re-create its checkpoints."""
     target = destination / name
@@ -41,7 +44,9 @@ def materialize(name: str, destination: Path, checkpoints: bool = True) -> Path:
                 path.mkdir(parents=True, exist_ok=True)
             else:
                 path.parent.mkdir(parents=True, exist_ok=True)
-                path.write_bytes(b"")
+                # an empty stand-in; a trainer_state.json gets the smallest the Trainer writes (the
+                # hf_trainer_state importer reads it: an empty file would be a bad report)
+                path.write_bytes(EMPTY_TRAINER_STATE if path.name == "trainer_state.json" else b"")
         # times last, files before folders (creating a file changes its folder's time)
         for entry in sorted(removed, key=lambda e: (e["kind"] == "dir", -e["path"].count("/"))):
             os.utime(target / entry["path"], ns=(entry["mtime_ns"], entry["mtime_ns"]))

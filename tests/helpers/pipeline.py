@@ -2,12 +2,12 @@
 
 The project is copied to a scratch folder so a test can give it its own DuckDB settings and
 database without touching the working tree; then the real `dbt build` runs there, in-process in
-one of the session's dbt workers (tests/helpers/dbt_workers.py, runlens.dbt_session): a worker parses a
+one of the session's dbt workers (tests/helpers/dbt_workers.py, runlens.refresh.dbt_session): a worker parses a
 copy once and hands the parsed project to every later build in it, so a build pays for its nodes
 only. A folder of logs carries its own collections file (runlens_collections.csv), as the sample
 and the fixtures do. `ProjectCopies` keeps the copies of a session for that reuse: one per kind
 (DuckDB settings), and another only while the first is busy with a build running at the same
-time. The database and the raw folder are no part of what dbt parses (runlens/database.py), so
+time. The database and the raw folder are no part of what dbt parses (runlens/refresh/database.py), so
 every database and folder shares a copy's parse.
 
 Spark's builds run the dbt command line in a process of their own (`dbt_process`), so that its
@@ -44,7 +44,7 @@ DBT = Path(sys.executable).with_name("dbt")
 # the installed command (the venv's, from this checkout: make installs it editable)
 RUNLENS = Path(sys.executable).with_name("runlens")
 DATABASE = "runlens.duckdb"
-# A refresh as `runlens build` runs it (runlens/build.py REFRESH): the models and every data test.
+# A refresh as `runlens build` runs it (runlens/refresh/build.py REFRESH): the models and every data test.
 # dbt's unit tests check the SQL against fixed inputs, the same whatever the logs: they run where
 # each engine's build is checked whole (tests/engines/test_engine_parity.py, UNIT_TESTS), not in every
 # build of logs (dbt_project.yml enables them only with the var unit_tests).

@@ -133,7 +133,7 @@ def sweep(tmp_path_factory):
     late_at = datetime(2021, 11, 3, 18, 0, tzinfo=UTC).timestamp()
     os.utime(late, (late_at, late_at))
     out = root / "raw"
-    options = ["--out", str(out), "--timezone", ZONE, "--collection", "sweep", "--quiet"]
+    options = ["--into", str(out), "--timezone", ZONE, "--collection", "sweep", "--quiet"]
     assert main(["import", str(logs / "job"), str(logs / "job2"), *options]) == 0
     assert main(["import", str(logs / "cluster"), *options]) == 0
     build(PROJECT, out, root / "db" / DATABASE)
@@ -301,7 +301,7 @@ def test_every_documented_csv_form_reads_the_same(tmp_path, form):
     (tmp_path / "job").mkdir()
     (tmp_path / "job" / "train.log").write_text(fairseq_log(A_START, 100, 240))
     (tmp_path / "job" / "gpus.csv").write_text("\n".join(VARIANTS[form]) + "\n")
-    assert main(["import", str(tmp_path / "job"), "--out", str(tmp_path / "out"), "--quiet"]) == 0
+    assert main(["import", str(tmp_path / "job"), "--into", str(tmp_path / "out"), "--quiet"]) == 0
     got = of(imported(tmp_path / "out")["job/train"], "sample")
     memory_use = {"gpu_memory_utilization": 12} if form == "subset, other order" else {}
     idle_memory = {"gpu_memory_utilization": 0} if form == "subset, other order" else {}
@@ -329,20 +329,20 @@ def test_a_log_in_several_runs_windows_waits_for_samples_run(tmp_path, capsys):
     (pair / "b.log").write_text(fairseq_log(A_START, 100, 240))
     (pair / "gpu.csv").write_text("\n".join(VARIANTS["csv"]) + "\n")
     out = tmp_path / "out"
-    assert main(["import", str(pair), "--out", str(out), "--quiet"]) == 0
+    assert main(["import", str(pair), "--into", str(out), "--quiet"]) == 0
     (listed,) = rejects(out)
     assert (listed["source_path"], listed["reason"]) == (str(pair / "gpu.csv"), "samples_of_several_runs")
     assert "pair/a, pair/b" in listed["detail"]
     assert not of(imported(out)["pair/a"] + imported(out)["pair/b"], "sample")
 
-    assert main(["import", str(pair), "--out", str(out), "--quiet", "--samples-run", "pair/b"]) == 0
+    assert main(["import", str(pair), "--into", str(out), "--quiet", "--samples-run", "pair/b"]) == 0
     assert rejects(out) == []
     assert len(of(imported(out)["pair/b"], "sample")) == 2 and not of(imported(out)["pair/a"], "sample")
 
     capsys.readouterr()
-    assert main(["import", str(pair), "--out", str(out), "--quiet", "--samples-run", "pair/c"]) == 2
+    assert main(["import", str(pair), "--into", str(out), "--quiet", "--samples-run", "pair/c"]) == 2
     message = capsys.readouterr().err.strip()
-    assert message.startswith("runlens: --samples-run pair/c: no run of that id was imported or is in --out")
+    assert message.startswith("runlens: --samples-run pair/c: no run of that id was imported or is in --into")
     assert len(of(imported(out)["pair/b"], "sample")) == 2  # nothing was written
 
 
@@ -362,7 +362,7 @@ def test_a_log_among_an_mlflow_runs_artifacts_is_that_runs(tmp_path):
         f"{middle + timedelta(seconds=1):%Y/%m/%d %H:%M:%S}.000, 0, 66 %\n"
     )
     out = tmp_path / "out"
-    assert main(["import", str(lightning), "--out", str(out), "--timezone", "UTC", "--quiet"]) == 0
+    assert main(["import", str(lightning), "--into", str(out), "--timezone", "UTC", "--quiet"]) == 0
     runs = imported(out)
     (mlflow_run,) = [run_id for run_id, lines in runs.items() if lines[0]["source_format"] == "mlflow"]
     assert [(line["gpu"], line["host"], line["measurements"]) for line in of(runs[mlflow_run], "sample")] == [
@@ -397,7 +397,7 @@ def test_a_host_that_differs_keeps_a_log_from_a_run(tmp_path):
     row = f"{start + timedelta(minutes=1):%Y/%m/%d %H:%M:%S}.000, 0, 50 %"
     (logs / "node2.nvidia-smi.csv").write_text(f"timestamp, index, utilization.gpu [%]\n{row}\n")
     (logs / "node1.nvidia-smi.csv").write_text(f"timestamp, index, utilization.gpu [%]\n{row}\n")
-    assert main(["import", str(logs), "--out", str(out), "--timezone", "UTC", "--quiet"]) == 0
+    assert main(["import", str(logs), "--into", str(out), "--timezone", "UTC", "--quiet"]) == 0
     (listed,) = rejects(out)
     assert (listed["source_path"], listed["reason"]) == (str(logs / "node2.nvidia-smi.csv"), "samples_without_run")
     assert "on host node2" in listed["detail"]

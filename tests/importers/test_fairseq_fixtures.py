@@ -26,7 +26,7 @@ FAIRSEQ = FIXTURES / "fairseq"
 def imported(tmp_path, name: str) -> list[dict]:
     log = shutil.copytree(FAIRSEQ / name, tmp_path / "logs" / name) / "train.log"
     out = tmp_path / "out" / name
-    assert main(["import", str(log), "--out", str(out), "--format", "text", "--timezone", "UTC", "--quiet"]) == 0
+    assert main(["import", str(log), "--into", str(out), "--format", "text", "--timezone", "UTC", "--quiet"]) == 0
     lines = only_run(out)
     for line in lines:
         jsonschema.validate(line, SCHEMA)
@@ -91,7 +91,7 @@ def test_a_validation_without_its_summary_line_ends_at_its_epoch_end_less_the_sa
     log = tmp_path / "logs" / "nosummary" / "train.log"
     log.parent.mkdir(parents=True)
     log.write_text("".join(line for line in source if "valid on 'valid' subset" not in line))
-    assert main(["import", str(log), "--out", str(tmp_path / "out"), "--format", "text", "--quiet"]) == 0
+    assert main(["import", str(log), "--into", str(tmp_path / "out"), "--format", "text", "--quiet"]) == 0
     validations = [p["sections"]["validation"] for p in of(only_run(tmp_path / "out"), "profile")]
     # 22 - 1.75 = 20.25; + (14:02:20 -> 14:02:44 = 24) - 2.25 = 21.75; + (14:03:43 -> 14:04:07 = 24) - 1.5 = 22.5
     assert validations == pytest.approx([20.25, 42.0, 64.5])
@@ -140,7 +140,7 @@ def test_a_line_whose_timestamp_is_no_time_is_recorded_not_dropped(tmp_path):
     log = tmp_path / "logs" / "odd" / "train.log"
     log.parent.mkdir(parents=True)
     log.write_text("".join(source))
-    assert main(["import", str(log), "--out", str(tmp_path / "out"), "--format", "text", "--quiet"]) == 0
+    assert main(["import", str(log), "--into", str(tmp_path / "out"), "--format", "text", "--quiet"]) == 0
     (reject,) = rejects(tmp_path / "out")
     assert (reject["reason"], reject["source_path"]) == ("bad_timestamp", str(log))
     assert reject["detail"].startswith("line 22: '2021-05-10 25:02:20' is no time")
@@ -160,7 +160,7 @@ def test_a_restart_in_the_second_of_the_last_line_keeps_each_profile_with_its_pr
     log = tmp_path / "logs" / "quick" / "train.log"
     log.parent.mkdir(parents=True)
     log.write_text("".join(source))
-    assert main(["import", str(log), "--out", str(tmp_path / "out"), "--format", "text", "--quiet"]) == 0
+    assert main(["import", str(log), "--into", str(tmp_path / "out"), "--format", "text", "--quiet"]) == 0
     lines = only_run(tmp_path / "out")
     order = [(line["event"], line["ts"][11:19]) for line in lines if line["event"] in ("run_start", "profile")]
     # the second process's wall time now runs from 09:02:30: 538 s to 09:11:28, 539 s to 09:11:29
@@ -180,7 +180,7 @@ def edited_iwslt(tmp_path, edit) -> list[dict]:
     log = tmp_path / "logs" / "edited" / "train.log"
     log.parent.mkdir(parents=True)
     log.write_text("".join(edit(source)))
-    assert main(["import", str(log), "--out", str(tmp_path / "out"), "--format", "text", "--quiet"]) == 0
+    assert main(["import", str(log), "--into", str(tmp_path / "out"), "--format", "text", "--quiet"]) == 0
     return only_run(tmp_path / "out")
 
 

@@ -1,4 +1,4 @@
-"""The log importers (`runlens import`, runlens/importing.py) against real tiny trainings and broken input.
+"""The log importers (`runlens import`, runlens/commands/import_logs.py) against real tiny trainings and broken input.
 
 The fixtures come from genuinely real trainings (scripts/make_importer_fixtures.py): PyTorch
 Lightning with TensorBoardLogger + MLFlowLogger (file store) + ModelCheckpoint every 200 steps, a
@@ -56,7 +56,7 @@ def run_cli(*args: str | Path) -> int:
 def test_every_imported_line_is_a_contract_event(tmp_path, tensorboard):
     for name in ("lightning", "lightning_failed", "hf"):
         materialize(name, tmp_path / "in")
-    assert run_cli(tmp_path / "in", "--out", tmp_path / "out", "--quiet") == 0
+    assert run_cli(tmp_path / "in", "--into", tmp_path / "out", "--quiet") == 0
     runs = imported(tmp_path / "out")
     assert len(runs) == 6  # three trainings, each seen through TensorBoard and through MLflow
     for lines in runs.values():
@@ -73,7 +73,7 @@ def test_every_imported_line_is_a_contract_event(tmp_path, tensorboard):
 
 def test_lightning_tensorboard_with_checkpoint_files(tmp_path, tensorboard):
     source = materialize("lightning", tmp_path)
-    assert run_cli(source / "lightning_logs", "--out", tmp_path / "out", "--format", "tensorboard") == 0
+    assert run_cli(source / "lightning_logs", "--into", tmp_path / "out", "--format", "tensorboard") == 0
     lines = only_run(tmp_path / "out")
     assert_matches_record(lines, record("lightning"), checkpoints_exact=True)
     (start,) = of(lines, "run_start")
@@ -89,7 +89,7 @@ def test_lightning_tensorboard_with_checkpoint_files(tmp_path, tensorboard):
 
 def test_lightning_tensorboard_without_checkpoint_files_uses_evaluations(tmp_path, tensorboard):
     source = materialize("lightning", tmp_path, checkpoints=False)
-    assert run_cli(source / "lightning_logs", "--out", tmp_path / "out", "--format", "tensorboard") == 0
+    assert run_cli(source / "lightning_logs", "--into", tmp_path / "out", "--format", "tensorboard") == 0
     lines = only_run(tmp_path / "out")
     assert_matches_record(lines, record("lightning"), checkpoints_exact=False)
     # Lightning logs the evaluation after step S at step S-1 (the steps are the record's, checked
@@ -101,7 +101,7 @@ def test_lightning_tensorboard_without_checkpoint_files_uses_evaluations(tmp_pat
 
 def test_lightning_mlflow_file_store(tmp_path):
     source = materialize("lightning", tmp_path)
-    assert run_cli(source / "mlruns", "--out", tmp_path / "out", "--format", "mlflow") == 0
+    assert run_cli(source / "mlruns", "--into", tmp_path / "out", "--format", "mlflow") == 0
     lines = only_run(tmp_path / "out")
     assert_matches_record(lines, record("lightning"), checkpoints_exact=False)
     (start,) = of(lines, "run_start")
@@ -117,7 +117,7 @@ def test_lightning_mlflow_file_store(tmp_path):
 
 def test_task_from_a_named_param(tmp_path):
     source = materialize("lightning", tmp_path)
-    assert run_cli(source / "mlruns", "--out", tmp_path / "out", "--task-key", "hidden", "--quiet") == 0
+    assert run_cli(source / "mlruns", "--into", tmp_path / "out", "--task-key", "hidden", "--quiet") == 0
     (start,) = of(only_run(tmp_path / "out"), "run_start")
     assert (start["task"], start["task_source"]) == ("128", "param:hidden")
 
@@ -132,7 +132,7 @@ def test_mlflow_task_from_the_dataset_else_the_experiment_never_from_default(tmp
     (run / "params" / "dataset").write_text("addmod-23k")
 
     def task(case: str) -> tuple[str, str]:
-        assert run_cli(mlruns, "--out", tmp_path / case, "--quiet") == 0
+        assert run_cli(mlruns, "--into", tmp_path / case, "--quiet") == 0
         (start,) = of(only_run(tmp_path / case), "run_start")
         return start["task"], start["task_source"]
 
@@ -146,7 +146,7 @@ def test_mlflow_task_from_the_dataset_else_the_experiment_never_from_default(tmp
 
 def test_failed_lightning_run_in_mlflow(tmp_path):
     source = materialize("lightning_failed", tmp_path)
-    assert run_cli(source / "mlruns", "--out", tmp_path / "out") == 0
+    assert run_cli(source / "mlruns", "--into", tmp_path / "out") == 0
     lines = only_run(tmp_path / "out")
     assert_matches_record(lines, record("lightning_failed"))
     (start,) = of(lines, "run_start")
@@ -163,7 +163,7 @@ def test_failed_lightning_run_in_tensorboard_is_taken_as_completed_and_says_so(t
     """TensorBoard keeps no run status and nothing after the last logged scalar: the documented
     limits, which the approximation must name."""
     source = materialize("lightning_failed", tmp_path)
-    assert run_cli(source / "lightning_logs", "--out", tmp_path / "out") == 0
+    assert run_cli(source / "lightning_logs", "--into", tmp_path / "out") == 0
     lines = only_run(tmp_path / "out")
     (end,) = of(lines, "run_end")
     rec = record("lightning_failed")
@@ -181,7 +181,7 @@ def test_failed_lightning_run_in_tensorboard_is_taken_as_completed_and_says_so(t
 
 def test_hf_tensorboard_with_checkpoint_folders(tmp_path, tensorboard):
     source = materialize("hf", tmp_path)
-    assert run_cli(source / "out", "--out", tmp_path / "out", "--format", "tensorboard") == 0
+    assert run_cli(source / "out", "--into", tmp_path / "out", "--format", "tensorboard") == 0
     lines = only_run(tmp_path / "out")
     assert_matches_record(lines, record("hf"), checkpoints_exact=True)
     (start,) = of(lines, "run_start")
@@ -195,14 +195,14 @@ def test_hf_tensorboard_with_checkpoint_folders(tmp_path, tensorboard):
 
 def test_hf_tensorboard_without_checkpoint_folders_uses_evaluations(tmp_path, tensorboard):
     source = materialize("hf", tmp_path, checkpoints=False)
-    assert run_cli(source / "out", "--out", tmp_path / "out", "--format", "tensorboard") == 0
+    assert run_cli(source / "out", "--into", tmp_path / "out", "--format", "tensorboard") == 0
     lines = only_run(tmp_path / "out")
     assert_matches_record(lines, record("hf"), checkpoints_exact=False)
 
 
 def test_hf_mlflow_sqlite_store(tmp_path):
     source = materialize("hf", tmp_path)
-    assert run_cli(source / "mlflow.db", "--out", tmp_path / "out", "--format", "mlflow") == 0
+    assert run_cli(source / "mlflow.db", "--into", tmp_path / "out", "--format", "mlflow") == 0
     lines = only_run(tmp_path / "out")
     assert_matches_record(lines, record("hf"), checkpoints_exact=False)
     (start,) = of(lines, "run_start")
@@ -227,7 +227,7 @@ def _edit_run_meta(mlruns: Path, **changes) -> None:
 def test_running_mlflow_run_is_incomplete_and_last_heard_from(tmp_path):
     source = materialize("lightning", tmp_path)
     _edit_run_meta(source / "mlruns", status=1, end_time=None)  # RUNNING, never ended
-    assert run_cli(source / "mlruns", "--out", tmp_path / "out") == 0
+    assert run_cli(source / "mlruns", "--into", tmp_path / "out") == 0
     lines = only_run(tmp_path / "out")
     assert of(lines, "run_end") == []
     (start,) = of(lines, "run_start")
@@ -245,7 +245,7 @@ def test_running_mlflow_run_is_incomplete_and_last_heard_from(tmp_path):
 def test_mlflow_status_mapping(tmp_path, status, expected):
     source = materialize("lightning", tmp_path)
     _edit_run_meta(source / "mlruns", status=status)
-    assert run_cli(source / "mlruns", "--out", tmp_path / "out", "--quiet") == 0
+    assert run_cli(source / "mlruns", "--into", tmp_path / "out", "--quiet") == 0
     (end,) = of(only_run(tmp_path / "out"), "run_end")
     assert end["status"] == expected and not end["is_approximate"]
 
@@ -253,7 +253,7 @@ def test_mlflow_status_mapping(tmp_path, status, expected):
 def test_ended_run_without_end_time_ends_at_its_last_metric_approximately(tmp_path):
     source = materialize("lightning_failed", tmp_path)
     _edit_run_meta(source / "mlruns", end_time=None)
-    assert run_cli(source / "mlruns", "--out", tmp_path / "out", "--quiet") == 0
+    assert run_cli(source / "mlruns", "--into", tmp_path / "out", "--quiet") == 0
     (end,) = of(only_run(tmp_path / "out"), "run_end")
     assert end["status"] == "failed" and end["is_approximate"] and "no end_time" in end["approximation"]
 
@@ -271,7 +271,7 @@ def test_unreadable_event_file_is_a_named_reject(tmp_path, tensorboard):
     source = materialize("lightning", tmp_path)
     path = _event_file(source / "lightning_logs")
     path.write_bytes(b"this is not a TensorBoard event file, just text that happens to be here\n" * 3)
-    assert run_cli(source / "lightning_logs", "--out", tmp_path / "out", "--quiet") == 0
+    assert run_cli(source / "lightning_logs", "--into", tmp_path / "out", "--quiet") == 0
     (reject,) = rejects(tmp_path / "out")
     assert reject["reason"] == "unreadable_event_file"
     assert reject["source_path"] == str(path) and reject["source_format"] == "tensorboard"
@@ -284,7 +284,7 @@ def test_corrupt_record_is_a_named_reject_and_the_records_before_it_still_count(
     data = bytearray(path.read_bytes())
     data[len(data) // 2] ^= 0xFF  # one flipped byte in a record's middle: its checksum fails
     path.write_bytes(bytes(data))
-    assert run_cli(source / "lightning_logs", "--out", tmp_path / "out", "--quiet") == 0
+    assert run_cli(source / "lightning_logs", "--into", tmp_path / "out", "--quiet") == 0
     (reject,) = rejects(tmp_path / "out")
     assert reject["reason"] == "corrupt_record" and reject["source_path"] == str(path)
     assert "crc" in reject["detail"] and "good record" in reject["detail"]
@@ -296,7 +296,7 @@ def test_truncated_record_is_a_named_reject(tmp_path, tensorboard):
     source = materialize("lightning", tmp_path)
     path = _event_file(source / "lightning_logs")
     path.write_bytes(path.read_bytes()[:-7])  # the writer was killed mid-record
-    assert run_cli(source / "lightning_logs", "--out", tmp_path / "out", "--quiet") == 0
+    assert run_cli(source / "lightning_logs", "--into", tmp_path / "out", "--quiet") == 0
     (reject,) = rejects(tmp_path / "out")
     assert reject["reason"] == "truncated_record" and reject["source_path"] == str(path)
     assert len(imported(tmp_path / "out")) == 1
@@ -306,7 +306,7 @@ def test_run_folder_without_meta_yaml_is_a_named_reject(tmp_path):
     source = materialize("lightning", tmp_path)
     (meta_path,) = (source / "mlruns").glob("*/*/meta.yaml")
     meta_path.unlink()
-    assert run_cli(source / "mlruns", "--out", tmp_path / "out", "--quiet") == 0
+    assert run_cli(source / "mlruns", "--into", tmp_path / "out", "--quiet") == 0
     (reject,) = rejects(tmp_path / "out")
     assert reject["reason"] == "missing_meta_yaml"
     assert reject["source_path"] == str(meta_path.parent) and reject["source_format"] == "mlflow"
@@ -317,7 +317,7 @@ def test_experiment_folder_without_meta_yaml_is_a_named_reject_and_its_runs_stil
     source = materialize("lightning", tmp_path)
     (experiment_meta,) = [p for p in (source / "mlruns").glob("*/meta.yaml") if p.parent.name != "0"]
     experiment_meta.unlink()
-    assert run_cli(source / "mlruns", "--out", tmp_path / "out", "--quiet") == 0
+    assert run_cli(source / "mlruns", "--into", tmp_path / "out", "--quiet") == 0
     (reject,) = rejects(tmp_path / "out")
     assert (reject["reason"], reject["source_path"]) == ("missing_meta_yaml", str(experiment_meta.parent))
     (start,) = of(only_run(tmp_path / "out"), "run_start")
@@ -327,7 +327,7 @@ def test_experiment_folder_without_meta_yaml_is_a_named_reject_and_its_runs_stil
 def test_deleted_mlflow_run_is_a_note_not_a_run(tmp_path, capsys):
     source = materialize("lightning", tmp_path)
     _edit_run_meta(source / "mlruns", lifecycle_stage="deleted")
-    assert run_cli(source / "mlruns", "--out", tmp_path / "out") == 1
+    assert run_cli(source / "mlruns", "--into", tmp_path / "out") == 1
     assert imported(tmp_path / "out") == {} and rejects(tmp_path / "out") == []
     assert "is deleted: not imported" in capsys.readouterr().err
 
@@ -339,7 +339,7 @@ def test_corrupt_metric_line_and_bad_meta_yaml_are_named_rejects(tmp_path):
     failed = materialize("lightning_failed", tmp_path)
     (meta_path,) = (failed / "mlruns").glob("*/*/meta.yaml")
     meta_path.write_text("run_uuid: [unclosed\n")
-    assert run_cli(source / "mlruns", failed / "mlruns", "--out", tmp_path / "out", "--quiet") == 0
+    assert run_cli(source / "mlruns", failed / "mlruns", "--into", tmp_path / "out", "--quiet") == 0
     found = {(r["reason"], r["source_path"]) for r in rejects(tmp_path / "out")}
     assert found == {("corrupt_record", str(metric)), ("bad_meta_yaml", str(meta_path))}
     assert len(imported(tmp_path / "out")) == 1  # the good run, without the bad line
@@ -352,7 +352,7 @@ def test_corrupt_sqlite_store_is_a_named_reject(tmp_path):
     connection.execute("drop table metrics")
     connection.commit()
     connection.close()
-    assert run_cli(database, "--out", tmp_path / "out", "--format", "mlflow", "--quiet") == 0
+    assert run_cli(database, "--into", tmp_path / "out", "--format", "mlflow", "--quiet") == 0
     (reject,) = rejects(tmp_path / "out")
     assert reject["reason"] == "unreadable_sqlite_store" and reject["source_path"] == str(database)
 
@@ -362,10 +362,10 @@ def test_fixing_the_input_and_importing_again_clears_its_rejects(tmp_path):
     (meta_path,) = (source / "mlruns").glob("*/*/meta.yaml")
     kept = meta_path.read_bytes()
     meta_path.unlink()
-    run_cli(source / "mlruns", "--out", tmp_path / "out", "--quiet")
+    run_cli(source / "mlruns", "--into", tmp_path / "out", "--quiet")
     assert rejects(tmp_path / "out")
     meta_path.write_bytes(kept)
-    run_cli(source / "mlruns", "--out", tmp_path / "out", "--quiet")
+    run_cli(source / "mlruns", "--into", tmp_path / "out", "--quiet")
     assert rejects(tmp_path / "out") == []
     assert not (tmp_path / "out" / "_import_rejects.jsonl").exists()
 
@@ -383,10 +383,10 @@ def test_importing_twice_writes_byte_identical_files(tmp_path, tensorboard):
         materialize(name, tmp_path / "in")
     broken = _event_file(tmp_path / "in" / "lightning_failed" / "lightning_logs")
     broken.write_bytes(broken.read_bytes()[:-7])  # a reject too
-    run_cli(tmp_path / "in", "--out", tmp_path / "a", "--quiet")
+    run_cli(tmp_path / "in", "--into", tmp_path / "a", "--quiet")
     first = _snapshot(tmp_path / "a")
-    run_cli(tmp_path / "in", "--out", tmp_path / "a", "--quiet")
-    run_cli(tmp_path / "in", "--out", tmp_path / "b", "--quiet")
+    run_cli(tmp_path / "in", "--into", tmp_path / "a", "--quiet")
+    run_cli(tmp_path / "in", "--into", tmp_path / "b", "--quiet")
     assert _snapshot(tmp_path / "a") == first
     assert _snapshot(tmp_path / "b") == first
     assert "_import_rejects.jsonl" in first
@@ -395,16 +395,18 @@ def test_importing_twice_writes_byte_identical_files(tmp_path, tensorboard):
 def test_progress_and_one_line_summary(tmp_path, capsys, tensorboard):
     for name in ("lightning", "hf"):
         materialize(name, tmp_path / "in")
-    assert run_cli(tmp_path / "in", "--out", tmp_path / "out") == 0
+    assert run_cli(tmp_path / "in", "--into", tmp_path / "out") == 0
     err = capsys.readouterr().err.strip().splitlines()
-    assert err[-2] == "files 4/4, runs 4"
-    assert err[-1].startswith("imported 4 runs (mlflow 2, tensorboard 2) from 4 files into ")
-    assert err[-1].endswith("approximate; no rejects")
+    # 4 logs and the hf fixture's 3 trainer_state.json (checkpoint-200/400/600), whose empty
+    # log_history states nothing: a note each
+    assert err[-2] == "files 7/7, runs 4"
+    assert err[-1].startswith("imported 4 runs (mlflow 2, tensorboard 2) from 7 files into ")
+    assert err[-1].endswith("approximate; no rejects; 3 notes above")
 
 
 def test_nothing_to_import_says_so(tmp_path, capsys):
     (tmp_path / "empty").mkdir()
-    assert run_cli(tmp_path / "empty", "--out", tmp_path / "out") == 1
+    assert run_cli(tmp_path / "empty", "--into", tmp_path / "out") == 1
     assert capsys.readouterr().err.startswith(f"runlens: nothing to import found in {tmp_path / 'empty'}: ")
     assert not (tmp_path / "out").exists()
 
@@ -431,7 +433,7 @@ def _write_keras_logs(folder: Path, start: float) -> None:
 
 def test_keras_train_and_validation_folders_are_one_run_with_epoch_ends(tmp_path, tensorboard):
     _write_keras_logs(tmp_path / "logs", 1_700_000_000.0)
-    assert run_cli(tmp_path / "logs", "--out", tmp_path / "out", "--quiet") == 0
+    assert run_cli(tmp_path / "logs", "--into", tmp_path / "out", "--quiet") == 0
     lines = only_run(tmp_path / "out")
     epochs = of(lines, "epoch_end")
     assert [e["epoch"] for e in epochs] == [1, 2, 3]
@@ -474,7 +476,7 @@ def test_a_tensorboard_training_resumed_into_its_folder_is_a_second_session(tmp_
     # Lightning's hyperparameter placeholder at step 0, logged at set-up: no training step
     _write_event_file(folder / "events.out.tfevents.1700000000.host.1.0", first, first_tag="hp_metric")
     _write_event_file(folder / "events.out.tfevents.1700000122.host.2.0", second)
-    assert run_cli(tmp_path / "logs", "--out", tmp_path / "out", "--quiet") == 0
+    assert run_cli(tmp_path / "logs", "--into", tmp_path / "out", "--quiet") == 0
     lines = only_run(tmp_path / "out")
     starts = of(lines, "run_start")
     assert [seconds(line["ts"]) - start for line in starts] == pytest.approx([0, 122])
@@ -510,7 +512,7 @@ def test_fairseq_text_log_with_a_time_zone(tmp_path):
     log = tmp_path / "sweep" / "baseline_train.log"
     log.parent.mkdir()
     log.write_text(FAIRSEQ)
-    assert run_cli(log, "--out", tmp_path / "out", "--format", "text", "--timezone", "Europe/Berlin", "--quiet") == 0
+    assert run_cli(log, "--into", tmp_path / "out", "--format", "text", "--timezone", "Europe/Berlin", "--quiet") == 0
     lines = only_run(tmp_path / "out")
     (start,) = of(lines, "run_start")
     assert (start["run_id"], start["collection"], start["task"]) == ("sweep/baseline_train", "sweep", "translation")
@@ -530,7 +532,7 @@ def test_text_log_without_time_zone_or_end_line_says_so(tmp_path):
     log = tmp_path / "runs" / "crashed.log"
     log.parent.mkdir()
     log.write_text("".join(FAIRSEQ.splitlines(keepends=True)[:-1]))
-    assert run_cli(tmp_path / "runs", "--out", tmp_path / "out", "--quiet") == 0  # auto finds the log
+    assert run_cli(tmp_path / "runs", "--into", tmp_path / "out", "--quiet") == 0  # auto finds the log
     lines = only_run(tmp_path / "out")
     assert of(lines, "run_end") == []
     (start,) = of(lines, "run_start")
@@ -547,7 +549,7 @@ def test_text_patterns_are_configurable(tmp_path):
     assert (
         run_cli(
             log,
-            "--out",
+            "--into",
             tmp_path / "out",
             "--format",
             "text",
@@ -577,7 +579,7 @@ def test_imported_runs_reach_fct_runs_with_the_recorded_wall_time(tmp_path, tens
     lightning = materialize("lightning", tmp_path / "in")
     hf = materialize("hf", tmp_path / "in")
     raw = tmp_path / "raw"
-    assert run_cli(lightning / "lightning_logs", hf / "mlflow.db", "--out", raw, "--quiet") == 0
+    assert run_cli(lightning / "lightning_logs", hf / "mlflow.db", "--into", raw, "--quiet") == 0
     runs = imported(raw)
     database = tmp_path / "db" / DATABASE
     build(SAMPLE_PROJECT, raw, database)
@@ -640,7 +642,7 @@ def test_imported_runs_reach_fct_runs_with_the_recorded_wall_time(tmp_path, tens
 
 
 def test_cli_refuses_a_missing_path(tmp_path, capsys):
-    assert run_cli(tmp_path / "nope", "--out", tmp_path / "out") == 2
+    assert run_cli(tmp_path / "nope", "--into", tmp_path / "out") == 2
     assert "does not exist" in capsys.readouterr().err
 
 

@@ -133,7 +133,7 @@ def test_wandb_stats_records_give_the_hosts_samples_with_their_values_and_times(
     project = materialize("wandb", tmp_path / "in")
     records = [r for r in parsed_records(wandb_file(project)) if r.WhichOneof("record_type") == "stats"]
     assert len(records) == 30  # the real run: a system record every 0.5 s, no GPU on this machine
-    assert run_cli(project, "--out", tmp_path / "out", "--quiet") == 0
+    assert run_cli(project, "--into", tmp_path / "out", "--quiet") == 0
     lines = imported(tmp_path / "out")[f"{PROJECT}/{IDS['plain']}"]
     got = samples(lines)
     assert len(got) == len(records)
@@ -165,7 +165,7 @@ def test_wandb_legacy_keys_of_2021_runs(tmp_path):
             network = record.stats.item.add()
             network.key, network.value_json = "network", '{"sent": 1024, "recv": 2048}'
     write_records(path, records)
-    assert run_cli(project, "--out", tmp_path / "out", "--quiet") == 0
+    assert run_cli(project, "--into", tmp_path / "out", "--quiet") == 0
     got = samples(imported(tmp_path / "out")[f"{PROJECT}/{IDS['plain']}"])
     memory = [float(i.value_json) for r in records for i in r.stats.item if i.key == "memory"]
     assert [line["measurements"]["host_memory_utilization"] for line in got] == memory
@@ -175,7 +175,7 @@ def test_wandb_gpu_records_are_one_sample_per_gpu_and_the_others_keys_are_left(t
     importer_extra("wandb")
     project = materialize("wandb", tmp_path / "in")
     times = with_gpus(wandb_file(project))
-    assert run_cli(project, "--out", tmp_path / "out", "--quiet") == 0
+    assert run_cli(project, "--into", tmp_path / "out", "--quiet") == 0
     lines = imported(tmp_path / "out")[f"{PROJECT}/{IDS['plain']}"]
     gpu_lines = [line for line in samples(lines) if "gpu" in line]
     assert len(gpu_lines) == 2 * len(times)
@@ -271,12 +271,12 @@ def check_mlflow_samples(got: list[dict], metrics: dict[str, list[tuple]], host:
 
 def test_mlflow_file_store_system_metrics_are_samples_and_move_no_marker(tmp_path):
     plain = materialize("lightning", tmp_path / "plain")
-    assert run_cli(plain / "mlruns", "--out", tmp_path / "plain-out", "--quiet") == 0
+    assert run_cli(plain / "mlruns", "--into", tmp_path / "plain-out", "--quiet") == 0
     source = materialize("lightning", tmp_path / "in")
     run = file_store_run(source)
     metrics = mlflow_system_metrics(*meta_times(run))
     add_to_file_store(run, metrics)
-    assert run_cli(source / "mlruns", "--out", tmp_path / "out", "--quiet") == 0
+    assert run_cli(source / "mlruns", "--into", tmp_path / "out", "--quiet") == 0
     (lines,) = imported(tmp_path / "out").values()
     (before,) = imported(tmp_path / "plain-out").values()
     strip = ("source_path",)
@@ -288,7 +288,7 @@ def test_mlflow_file_store_system_metrics_are_samples_and_move_no_marker(tmp_pat
 
 def test_mlflow_sqlite_store_system_metrics_with_a_node_id(tmp_path):
     plain = materialize("hf", tmp_path / "plain")
-    assert run_cli(plain / "mlflow.db", "--out", tmp_path / "plain-out", "--quiet") == 0
+    assert run_cli(plain / "mlflow.db", "--into", tmp_path / "plain-out", "--quiet") == 0
     source = materialize("hf", tmp_path / "in")
     database = sqlite3.connect(source / "mlflow.db")
     with database:
@@ -299,7 +299,7 @@ def test_mlflow_sqlite_store_system_metrics_with_a_node_id(tmp_path):
             [(key, value, at, run_uuid, step) for key, points in metrics.items() for at, value, step in points],
         )
     database.close()
-    assert run_cli(source / "mlflow.db", "--out", tmp_path / "out", "--quiet") == 0
+    assert run_cli(source / "mlflow.db", "--into", tmp_path / "out", "--quiet") == 0
     (lines,) = imported(tmp_path / "out").values()
     (before,) = imported(tmp_path / "plain-out").values()
     assert [{**line, "source_path": None} for line in markers(lines)] == [
@@ -321,7 +321,7 @@ def utilization_marts(tmp_path_factory):
     lightning = materialize("lightning", root / "mlflow")
     add_to_file_store(file_store_run(lightning), mlflow_system_metrics(*meta_times(file_store_run(lightning))))
     raw = root / "raw"
-    assert run_cli(wandb_file(project).parent, lightning / "mlruns", "--out", raw, "--quiet") == 0
+    assert run_cli(wandb_file(project).parent, lightning / "mlruns", "--into", raw, "--quiet") == 0
     database = root / "db" / DATABASE
     build(SAMPLE_PROJECT, raw, database)
     connection = duckdb.connect(str(database), read_only=True)
@@ -448,7 +448,7 @@ def test_lightning_device_stats_monitor_scalars_are_host_samples(tmp_path):
             assert c.step == m.step and abs(c.wall_time - m.wall_time) < 0.05
             measures = {"cpu_utilization": c.value, "host_memory_utilization": m.value}
             expected.append((min(c.wall_time, m.wall_time), measures))
-    assert run_cli(tmp_path / "logs", "--out", tmp_path / "out", "--quiet") == 0
+    assert run_cli(tmp_path / "logs", "--into", tmp_path / "out", "--quiet") == 0
     (lines,) = imported(tmp_path / "out").values()
     got = samples(lines)
     expected.sort(key=lambda item: item[0])

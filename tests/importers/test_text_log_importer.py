@@ -79,7 +79,7 @@ def run_import(*args: str | Path) -> int:
 
 def test_namespace_dump_becomes_the_config_and_save_times_a_profile_section(tmp_path):
     log = write_log(tmp_path / "old" / "train.log", OLD_FAIRSEQ)
-    assert run_import(log, "--out", tmp_path / "out") == 0
+    assert run_import(log, "--into", tmp_path / "out") == 0
     lines = only_run(tmp_path / "out")
     for line in lines:
         jsonschema.validate(line, SCHEMA)
@@ -118,7 +118,7 @@ def test_namespace_dump_becomes_the_config_and_save_times_a_profile_section(tmp_
 
 def test_config_dict_with_a_nested_namespace_is_kept_nested(tmp_path):
     log = write_log(tmp_path / "sandwich" / "train.log", new_fairseq("AAAAAFFF", ("0.16683474499950535", "1.5")))
-    assert run_import(log, "--out", tmp_path / "out", "--timezone", "UTC") == 0
+    assert run_import(log, "--into", tmp_path / "out", "--timezone", "UTC") == 0
     lines = only_run(tmp_path / "out")
     (start,) = of(lines, "run_start")
     assert start["config"] == {
@@ -145,7 +145,7 @@ def test_config_dict_with_a_nested_namespace_is_kept_nested(tmp_path):
 
 def test_a_log_without_run_end_gets_a_profile_that_is_not_final(tmp_path):
     log = write_log(tmp_path / "runs" / "crashed.log", OLD_FAIRSEQ[:-1])
-    assert run_import(log, "--out", tmp_path / "out") == 0
+    assert run_import(log, "--into", tmp_path / "out") == 0
     lines = only_run(tmp_path / "out")
     assert of(lines, "run_end") == []
     *_, profile = of(lines, "profile")
@@ -160,7 +160,7 @@ def test_a_log_without_save_times_or_config_gets_neither(tmp_path):
         tmp_path / "plain" / "train.log",
         [line.split(" (writing took")[0] for line in OLD_FAIRSEQ[1:]],
     )
-    assert run_import(log, "--out", tmp_path / "out") == 0
+    assert run_import(log, "--into", tmp_path / "out") == 0
     lines = only_run(tmp_path / "out")
     assert of(lines, "profile") == []
     (start,) = of(lines, "run_start")
@@ -172,7 +172,7 @@ def test_an_unparseable_dump_keeps_what_it_can_and_says_so(tmp_path, capsys):
     bad = "Namespace(lr=0.25, device=device(type='cuda'), hook=<function hook at 0x7f3a>, seed=3, cut='abc"
     lines_in = [f"2020-11-02 09:00:00 | INFO | fairseq_cli.train | {bad}", *OLD_FAIRSEQ[1:]]
     log = write_log(tmp_path / "odd" / "train.log", lines_in)
-    assert main(["import", str(log), "--out", str(tmp_path / "out"), "--format", "text"]) == 0
+    assert main(["import", str(log), "--into", str(tmp_path / "out"), "--format", "text"]) == 0
     lines = only_run(tmp_path / "out")
     (start,) = of(lines, "run_start")
     assert start["config"] == {
@@ -203,7 +203,7 @@ def test_the_first_begin_training_line_is_train_start_with_a_loaded_checkpoint_s
         ],
     )
     for log, name in ((fresh, "fresh"), (resumed, "resumed")):
-        assert run_import(log, "--out", tmp_path / "out" / name) == 0
+        assert run_import(log, "--into", tmp_path / "out" / name) == 0
     (fresh_start,) = of(only_run(tmp_path / "out" / "fresh"), "train_start")
     (resumed_start,) = of(only_run(tmp_path / "out" / "resumed"), "train_start")  # the first begin line only
     # the log's own line: approximate only for its whole-second times
@@ -228,7 +228,7 @@ def test_imported_files_honour_the_umask(tmp_path):
     write_log(tmp_path / "missing" / "notimes.log", ["Saved checkpoint x (epoch 1 @ 1 updates"])
     previous = os.umask(0o022)
     try:
-        assert run_import(log, tmp_path / "missing" / "notimes.log", "--out", tmp_path / "out") == 0
+        assert run_import(log, tmp_path / "missing" / "notimes.log", "--into", tmp_path / "out") == 0
     finally:
         os.umask(previous)
     written = list((tmp_path / "out").rglob("*.jsonl"))
@@ -238,7 +238,7 @@ def test_imported_files_honour_the_umask(tmp_path):
     previous = os.umask(0o077)
     try:  # a changed log is written again, with the mode of the umask now in force
         write_log(log, OLD_FAIRSEQ[:-1])
-        assert run_import(log, "--out", tmp_path / "out") == 0
+        assert run_import(log, "--into", tmp_path / "out") == 0
     finally:
         os.umask(previous)
     assert stat.S_IMODE((tmp_path / "out" / "text" / "old" / "train.jsonl").stat().st_mode) == 0o600
@@ -250,7 +250,7 @@ def test_imported_config_and_saves_reach_the_marts_and_the_page(tmp_path):
     write_log(tmp_path / "logs" / "baseline" / "baseline_train.log", new_fairseq("", ("1.8", "2.2")))
     write_log(tmp_path / "logs" / "sandwich" / "sandwich_train.log", new_fairseq("AAAAAFFF", ("1.0", "1.5")))
     raw = tmp_path / "raw"
-    assert run_import(tmp_path / "logs", "--out", raw, "--timezone", "UTC") == 0
+    assert run_import(tmp_path / "logs", "--into", raw, "--timezone", "UTC") == 0
     (raw / "runlens_collections.csv").write_text("collection,baseline_collection\nsandwich,baseline\n")
     database = tmp_path / "db" / DATABASE
     build(SAMPLE_PROJECT, raw, database)

@@ -120,7 +120,7 @@ def project(tmp_path, wandb) -> Path:
 @pytest.fixture
 def out(project, tmp_path) -> Path:
     """Everything the fixture holds, imported with --format auto from the project folder."""
-    assert run_cli(project, "--out", tmp_path / "out", "--quiet") == 0
+    assert run_cli(project, "--into", tmp_path / "out", "--quiet") == 0
     return tmp_path / "out"
 
 
@@ -254,7 +254,7 @@ def test_chunks_out_of_sequence_are_corrupt():
 
 
 def test_the_project_folder_gives_every_run_once_with_no_rejects(project, tmp_path, capsys):
-    assert run_cli(project, "--out", tmp_path / "out") == 0
+    assert run_cli(project, "--into", tmp_path / "out") == 0
     runs = imported(tmp_path / "out")
     assert sorted(runs) == sorted(f"{PROJECT}/{run_id}" for run_id in IDS.values())
     assert rejects(tmp_path / "out") == []
@@ -278,7 +278,7 @@ def test_framework_runs_with_checkpoint_files_are_exact(out, name):
 @pytest.mark.parametrize("name", ["lightning", "hf"])
 def test_without_checkpoint_files_the_model_artifacts_time_them(tmp_path, name, wandb):
     source = materialize("wandb", tmp_path / "bare", checkpoints=False)
-    assert run_cli(source, "--out", tmp_path / "out", "--quiet") == 0
+    assert run_cli(source, "--into", tmp_path / "out", "--quiet") == 0
     lines = lines_of(tmp_path / "out", name)
     assert_matches_sessions(lines, sessions(name), checkpoints_exact=False)
     word = "record before it" if name == "hf" else "first record after it"
@@ -316,7 +316,7 @@ def test_checkpoints_in_the_training_folder_that_the_environment_record_names(pr
     elsewhere.mkdir(parents=True)
     shutil.copy2(source, elsewhere / source.name)
     reframe(elsewhere / source.name, root_here)
-    assert run_cli(elsewhere.parent, "--out", tmp_path / "out", "--quiet") == 0
+    assert run_cli(elsewhere.parent, "--into", tmp_path / "out", "--quiet") == 0
     lines = lines_of(tmp_path / "out", "lightning")
     assert_matches_sessions(lines, sessions("lightning"), checkpoints_exact=True)
     assert all(c["source_path"].startswith(str(project)) for c in of(lines, "checkpoint"))
@@ -335,7 +335,7 @@ def test_checkpoint_artifacts_logged_together_are_not_taken_for_save_times(tmp_p
 
     project = materialize("wandb", tmp_path / "in", checkpoints=False)
     reframe(run_file(project, "lightning"), artifacts_last)
-    assert run_cli(project, "--out", tmp_path / "out") == 0
+    assert run_cli(project, "--into", tmp_path / "out") == 0
     assert "checkpoint artifacts of steps 200, 400, 600 were logged together" in capsys.readouterr().err
     lines = lines_of(tmp_path / "out", "lightning")
     assert_matches_sessions(lines, sessions("lightning"), checkpoints_exact=False)
@@ -349,7 +349,7 @@ def test_without_files_or_artifacts_the_trainers_evaluations_at_its_save_steps_s
     """The HF Trainer without WANDB_LOG_MODEL logs no artifact: the real run file without them."""
     project = materialize("wandb", tmp_path / "in", checkpoints=False)
     reframe(run_file(project, "hf"), lambda records: [r for r in records if r[0] != "artifact"])
-    assert run_cli(project, "--out", tmp_path / "out", "--quiet") == 0
+    assert run_cli(project, "--into", tmp_path / "out", "--quiet") == 0
     lines = lines_of(tmp_path / "out", "hf")
     assert_matches_sessions(lines, sessions("hf"), checkpoints_exact=False)
     assert all("the Trainer saves right after evaluating" in c["approximation"] for c in of(lines, "checkpoint"))
@@ -428,7 +428,7 @@ def test_the_resumed_run_is_one_run_with_two_sessions(out):
 
 
 def test_task_key_names_a_config_key_and_collection_overrides(project, tmp_path):
-    assert run_cli(project, "--out", tmp_path / "out", "--task-key", "lr", "--collection", "mine", "--quiet") == 0
+    assert run_cli(project, "--into", tmp_path / "out", "--task-key", "lr", "--collection", "mine", "--quiet") == 0
     starts = {name: of(lines_of(tmp_path / "out", name), "run_start")[0] for name in ("plain", "lightning")}
     assert (starts["plain"]["task"], starts["plain"]["task_source"]) == ("0.003", "config:lr")
     assert (starts["lightning"]["task"], starts["lightning"]["task_source"]) == ("0.003", "config:lr")
@@ -442,7 +442,7 @@ def test_what_an_online_run_leaves_in_files_fills_what_the_stream_lacks(project,
     )
     metadata = {"startedAt": "2020-01-01T00:00:00.000000", "gpu": "NVIDIA H100 80GB HBM3", "gpu_count": 8}
     (folder / "wandb-metadata.json").write_text(json.dumps(metadata))
-    assert run_cli(project, "--out", tmp_path / "out", "--quiet") == 0
+    assert run_cli(project, "--into", tmp_path / "out", "--quiet") == 0
     (start,) = of(lines_of(tmp_path / "out", "crash"), "run_start")
     # the stream's environment record (started_at) wins over the file; its config keys too
     assert_within(start, sessions("crash")[0]["run_start"]["ts"], sessions("crash")[0]["run_start"]["ts_after"])
@@ -466,7 +466,7 @@ def test_a_cut_a_damaged_and_a_killed_run_file_are_named_and_the_others_imported
     killed_folder.mkdir()
     killed = killed_folder / "run-rlkill01.wandb"
     killed.write_bytes(run_file(project, "group_a").read_bytes()[:7])  # what SIGKILL leaves
-    assert run_cli(project, "--out", tmp_path / "out") == 0
+    assert run_cli(project, "--into", tmp_path / "out") == 0
     found = {(r["reason"], r["source_path"]) for r in rejects(tmp_path / "out")}
     assert found == {("truncated_record", str(cut)), ("corrupt_record", str(damaged)), ("empty_run", str(killed))}
     assert all(r["source_format"] == "wandb" for r in rejects(tmp_path / "out"))
@@ -484,7 +484,7 @@ def test_a_cut_a_damaged_and_a_killed_run_file_are_named_and_the_others_imported
 
 def test_a_copied_run_folder_is_read_once(project, tmp_path, capsys):
     shutil.copytree(run_file(project, "hf").parent, project / "wandb" / "latest-run")  # the symlink, copied
-    assert run_cli(project, "--out", tmp_path / "out") == 0
+    assert run_cli(project, "--into", tmp_path / "out") == 0
     assert len(imported(tmp_path / "out")) == 8
     assert_matches_sessions(lines_of(tmp_path / "out", "hf"), sessions("hf"))
     assert "latest-run/run-rlhf0001.wandb: a copy of" in capsys.readouterr().err
@@ -497,33 +497,33 @@ def test_other_logs_inside_a_wandb_run_folder_are_left_to_it(project, tmp_path, 
     target = run_file(project, "lightning").parent / "files" / "lightning_logs"
     target.mkdir()
     shutil.copy2(events, target / events.name)  # as sync_tensorboard=True leaves them
-    assert run_cli(project, "--out", tmp_path / "out") == 0
+    assert run_cli(project, "--into", tmp_path / "out") == 0
     assert {line[0]["source_format"] for line in imported(tmp_path / "out").values()} == {"wandb"}
     assert "among the files of W&B run folder" in capsys.readouterr().err
-    assert run_cli(target, "--out", tmp_path / "tb-out", "--format", "tensorboard", "--quiet") == 0
+    assert run_cli(target, "--into", tmp_path / "tb-out", "--format", "tensorboard", "--quiet") == 0
     assert len(imported(tmp_path / "tb-out")) == 1
 
 
 def test_format_wandb_finds_nothing_in_other_logs_and_says_what_it_looks_for(tmp_path, capsys, wandb):
     source = materialize("lightning", tmp_path)
-    assert run_cli(source, "--out", tmp_path / "out", "--format", "wandb") == 1
+    assert run_cli(source, "--into", tmp_path / "out", "--format", "wandb") == 1
     assert "it looks for W&B run folders (wandb/run-*/run-<id>.wandb)" in capsys.readouterr().err
 
 
 def test_without_the_wandb_package_runs_are_skipped_with_a_note(project, tmp_path, capsys, monkeypatch):
     available = runner._available
     monkeypatch.setattr(runner, "_available", lambda package: package != "wandb" and available(package))
-    assert run_cli(project, "--out", tmp_path / "out", "--format", "wandb") == 2
+    assert run_cli(project, "--into", tmp_path / "out", "--format", "wandb") == 2
     assert capsys.readouterr().err.startswith("runlens: reading W&B logs needs the importer extra")
-    assert run_cli(project, "--out", tmp_path / "out") == 1  # auto: nothing else in the folder
+    assert run_cli(project, "--into", tmp_path / "out") == 1  # auto: nothing else in the folder
     assert "wandb is not installed: W&B logs skipped" in capsys.readouterr().err
 
 
 def test_importing_twice_writes_identical_files(project, tmp_path):
     cut = run_file(project, "crash")
     cut.write_bytes(cut.read_bytes()[:-5])
-    run_cli(project, "--out", tmp_path / "a", "--quiet")
-    run_cli(project, "--out", tmp_path / "b", "--quiet")
+    run_cli(project, "--into", tmp_path / "a", "--quiet")
+    run_cli(project, "--into", tmp_path / "b", "--quiet")
     first = {p.relative_to(tmp_path / "a"): p.read_bytes() for p in sorted((tmp_path / "a").rglob("*")) if p.is_file()}
     second = {p.relative_to(tmp_path / "b"): p.read_bytes() for p in sorted((tmp_path / "b").rglob("*")) if p.is_file()}
     assert first == second and Path("_import_rejects.jsonl") in first

@@ -24,7 +24,7 @@ def faulty_docs(builds: Prebuilds) -> tuple[dict, dict]:
         result = run_dbt(project, faulty_build.raw, database, "docs", "generate")
         assert result.returncode == 0, result.stdout[-4000:]
         # the dbt worker's session writes to project/target, or to a private target-* folder when
-        # another worker's session of this copy holds that one (runlens.dbt_session): the newest
+        # another worker's session of this copy holds that one (runlens.refresh.dbt_session): the newest
         # catalog is the one just generated
         catalogs = sorted(project.glob("target*/catalog.json"), key=lambda path: path.stat().st_mtime_ns)
         assert catalogs, f"dbt docs generate wrote no catalog.json below {project}"

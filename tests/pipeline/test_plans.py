@@ -1,4 +1,4 @@
-"""dbt's recorded plan, run again at the engine's pace (issue 29: runlens/plan.py, plan_runner.py,
+"""dbt's recorded plan, run again at the engine's pace (issue 29: runlens/refresh/plan.py, plan_runner.py,
 dbt_build.py), gives the marts dbt gives, built whole and refreshed, on every fixture.
 
 For each fixture (the sample, the faulty logs, the runs with ranks), from a copy of its folder:
@@ -30,10 +30,10 @@ from mart_snapshots import bump_mtime, snapshot
 from pipeline import DATABASE, REFRESH, REPO, RUNLENS, Project, build, copy_project
 from prebuilt import Prebuilds, prebuilt
 
-from runlens.dbt_build import VACUUM_EVERY
-from runlens.dbt_session import project_state
-from runlens.plan import Plan, PlanStore, plan_inputs
 from runlens.raw_logs.as_of import SAMPLE_AS_OF
+from runlens.refresh.dbt_build import VACUUM_EVERY
+from runlens.refresh.dbt_session import project_state
+from runlens.refresh.plan import Plan, PlanStore, plan_inputs
 
 RANKS = REPO / "tests" / "generated" / "ranks"
 LATE_RANK = "straggler/straggler.rank3.jsonl"
@@ -238,7 +238,7 @@ def refreshes_since_vacuum(database: Path) -> int:
 
 def test_plan_refreshes_leave_compaction_to_every_tenth(built, plans_recorded):
     """A plan refresh leaves DuckDB's compaction of the tables' row groups out and counts itself;
-    the VACUUM_EVERY-th refresh compacts and starts the count over (runlens/dbt_build.py)."""
+    the VACUUM_EVERY-th refresh compacts and starts the count over (runlens/refresh/dbt_build.py)."""
     raw, database = built
     assert refreshes_since_vacuum(database) == 0  # a first build compacts
     template = (raw / "alpha" / "plain.jsonl").read_text()

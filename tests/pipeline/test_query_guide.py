@@ -55,11 +55,11 @@ def rows(sample_db, number: int) -> list[tuple]:
 
 
 def test_the_guide_has_its_questions():
-    assert len(QUESTIONS) == 26
-    assert all(question.sql.strip().startswith("select") for question in QUESTIONS)
+    assert len(QUESTIONS) == 29
+    assert all(question.sql.strip().startswith(("select", "with")) for question in QUESTIONS)
 
 
-@pytest.mark.parametrize("number", range(1, 25))
+@pytest.mark.parametrize("number", range(1, len(QUESTIONS) + 1))
 def test_each_query_returns_the_answer_the_guide_shows(sample_db, number):
     question = QUESTIONS[number - 1]
     shown = question.answer.split("\n\n", 1)[1]  # after "Answer over the bundled sample:"
@@ -561,3 +561,57 @@ def test_25_and_26_idle_gpu_hours_by_kind_of_interval_and_task(sample_db):
         key=lambda row: -row[4],
     )
     assert rows(sample_db, 26) == expected_tasks
+
+
+# The sample's two profiler traces (scripts/generate_sample.py, SAMPLE_TRACES), worked by hand in
+# microseconds. Each holds 5 whole steps (ProfilerStep#2..#6; #7 is cut short and not a step) of
+# list_summation, every step alike: the DataLoader's __next__ from 100 to 100 + loading, the first
+# GPU event 50 after its launch at 100 + loading + 200, the step's 6 GPU events back to back on
+# stream 7, 5 apart: Memcpy HtoD 800 and Memset 200 (memory), gemm 9000, flash_fwd_kernel, flash_bwd
+# 12000, gemm 21000 (computation).
+#   v3 (v3-list_summation-05): steps of 100000, loading 40000, flash_fwd_kernel 6000. Computation
+#     9000 + 6000 + 12000 + 21000 = 48000 a step, memory 1000, busy 49000 + 5 gaps of 5 = 49025 from
+#     the first GPU event at 40350 to 89375. The steps tile the GPU's timeline from the first
+#     step's first GPU event (40350) to the last step's end (4 x 100000 + 89375 = 489375): span
+#     449025, idle 449025 - 5 x 49000 = 204025, per step 40805.
+#   v4 (v4-list_summation-01): steps of 60000, loading 2000, flash_fwd_kernel 9000. Computation
+#     51000 a step, memory 1000, GPU events from 2350 to 2350 + 52025 = 54375; span 4 x 60000 + 54375
+#     - 2350 = 292025, idle 292025 - 5 x 52000 = 32025, per step 6405.
+LIST_SUMMATION = "list_summation"
+
+
+def test_27_v3_made_the_step_input_bound_and_v4_did_not(sample_db):
+    """Data loading over the steps' wall time: v3 5 x 40000 / 5 x 100000 = 0.4, above the 20%
+    input-bound share; v4 5 x 2000 / 5 x 60000 = 0.0333 (0.033), below it. The mean step: 100 ms and
+    60 ms. v3's baseline v2 has no trace: NULL; v4's baseline v3 is the v3 row."""
+    assert rows(sample_db, 27) == [
+        (V3, LIST_SUMMATION, 5, 100.0, 0.4, True, V2, None, None),
+        (V4, LIST_SUMMATION, 5, 60.0, 0.033, False, V3, 0.4, True),
+    ]
+
+
+def test_28_the_attention_kernel_grew(sample_db):
+    """Per profiled step (each run's 5 steps, every kernel in the top ten: 5 names), v4 against v3,
+    in ms: flash_fwd_kernel 9 against 6 (+3, the one that grew, first); the rest the same, by name
+    (upper case first): the memory copy 0.8, the memset 0.2, flash_bwd 12, the gemm twice a step,
+    9 + 21 = 30. v3's baseline v2 was not profiled: no row."""
+    gemm = "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64"
+    assert rows(sample_db, 28) == [
+        (V4, "flash_fwd_kernel", 9.0, 6.0, 3.0),
+        (V4, "Memcpy HtoD (Pageable -> Device)", 0.8, 0.8, 0.0),
+        (V4, "Memset (Device)", 0.2, 0.2, 0.0),
+        (V4, "flash_bwd_dq_dk_dv_loop_seqk_parallel_kernel", 12.0, 12.0, 0.0),
+        (V4, gemm, 30.0, 30.0, 0.0),
+    ]
+
+
+def test_29_the_parts_of_the_step_that_moved(sample_db):
+    """v4 against v3 per step, in ms, the step 40 shorter (60 against 100): data loading 2 against
+    40 (-38, 38 / 40 = 0.95 of the change), GPU idle 6405 against 40805 us (6.4 against 40.8,
+    -34.4, 34400 / 40000 = 0.86), computation 51 against 48 (+3, -3 / 40 = -0.075); memory (1 on
+    both sides), communication and other (none) did not move."""
+    assert rows(sample_db, 29) == [
+        (V4, "data_loading", 2.0, 40.0, -38.0, 0.95),
+        (V4, "idle", 6.4, 40.8, -34.4, 0.86),
+        (V4, "computation", 51.0, 48.0, 3.0, -0.075),
+    ]

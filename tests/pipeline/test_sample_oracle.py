@@ -311,3 +311,19 @@ def test_interval_positions_and_their_comparison_match_the_oracle(sample_db):
         want_baseline = sum(theirs) / len(theirs) if theirs else None
         assert (mean, baseline) == (pytest.approx(want), pytest.approx(want_baseline)), label
         assert speedup == (pytest.approx(want_baseline / want) if mine and theirs else None), label
+
+
+def test_each_trace_belongs_to_the_run_it_lies_beside(sample_db):
+    """scripts/generate_sample.py writes v3-list_summation-05's trace into profiler/v3-list_summation-05/
+    below v3's folder, its first step 120 s after the run's start, and v4-list_summation-01's likewise
+    (gzipped): of the folder's runs whose window holds that start, that run started last
+    (def_trace_runs), so each trace is its run's (not a run of its own), rank 0, read whole, with the
+    5 whole steps it was written with."""
+    rows = sample_db.execute(
+        "select run_id, regexp_extract(file_path, 'profiler/([^/]+)/', 1), rank, is_own_run, profiled_steps,"
+        " read_error from fct_traces order by run_id"
+    ).fetchall()
+    assert rows == [
+        ("v3-list_summation-05", "v3-list_summation-05", 0, False, 5, None),
+        ("v4-list_summation-01", "v4-list_summation-01", 0, False, 5, None),
+    ]

@@ -301,7 +301,7 @@ def test_a_signal_while_rendering_stops_the_watch_and_says_which_pages_are_old(w
 
 
 def test_a_changed_file_is_named_once():
-    from runlens.watch import changes_phrase, file_changes
+    from runlens.refresh.watch import changes_phrase, file_changes
 
     before = (("a.jsonl", "10:1"), ("b.jsonl", "20:1"), ("c.jsonl", "30:1"))
     after = (("a.jsonl", "12:2"), ("c.jsonl", "30:1"), ("d.jsonl", "5:3"))
@@ -316,7 +316,7 @@ def test_a_changed_file_is_named_once():
 
 
 def test_a_lock_file_is_removed_when_let_go_and_refuses_a_second_holder(tmp_path):
-    from runlens.file_lock import Busy, held
+    from runlens.refresh.file_lock import Busy, held
 
     path = tmp_path / "x.duckdb.lock"
     with held(path):
@@ -325,7 +325,7 @@ def test_a_lock_file_is_removed_when_let_go_and_refuses_a_second_holder(tmp_path
             [
                 sys.executable,
                 "-c",
-                "import sys; from pathlib import Path; from runlens.file_lock import Busy, held\n"
+                "import sys; from pathlib import Path; from runlens.refresh.file_lock import Busy, held\n"
                 "try:\n    with held(Path(sys.argv[1])): sys.exit(0)\nexcept Busy: sys.exit(3)",
                 str(path),
             ],

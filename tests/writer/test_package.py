@@ -4,8 +4,9 @@
   else, and both the writer and the callbacks package import there.
 - The one file `writer/runlens_writer.py`, copied alone, works without site-packages, on the
   oldest Python it supports when that Python is on the machine.
-- The README's plain-loop example ("Log your runs") runs as written and writes a log of the
-  contract; its callback lines name classes that exist.
+- writer/README.md's plain-loop example ("A plain PyTorch loop"; the README's until the README
+  became a front door) runs as written and writes a log of the contract; the callback lines of the
+  README ("Log your runs") and of writer/README.md ("Callbacks") name classes that exist.
 """
 
 from __future__ import annotations
@@ -40,11 +41,11 @@ with runlens_writer.start_run("logs/copied.jsonl", collection="c", task="t", con
 """
 
 
-def readme_section(title: str) -> str:
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
+def readme_section(title: str, readme_path: Path = REPO / "README.md") -> str:
+    readme = readme_path.read_text(encoding="utf-8")
     start = readme.index(f"## {title}\n")
-    end = readme.index("\n## ", start + 1)
-    return readme[start:end]
+    end = readme.find("\n## ", start + 1)
+    return readme[start:] if end == -1 else readme[start:end]
 
 
 def code_blocks(markdown: str, language: str) -> list[str]:
@@ -101,9 +102,10 @@ def test_the_copied_file_alone_writes_a_valid_log(tmp_path, python):
 
 def test_the_readme_plain_loop_example_runs_as_written(tmp_path, monkeypatch):
     framework_module("torch")
-    (example,) = [block for block in code_blocks(readme_section("Log your runs"), "python") if "start_run" in block]
+    section = readme_section("A plain PyTorch loop", WRITER / "README.md")
+    (example,) = [block for block in code_blocks(section, "python") if "start_run" in block]
     monkeypatch.chdir(tmp_path)
-    exec(compile(example, "README.md (Log your runs)", "exec"), {"__name__": "readme_example"})
+    exec(compile(example, "writer/README.md (A plain PyTorch loop)", "exec"), {"__name__": "readme_example"})
     events = [json.loads(line) for line in (tmp_path / "logs" / "run-1.jsonl").read_text().splitlines()]
     validator = jsonschema.Draft202012Validator(SCHEMA)
     for event in events:
@@ -114,8 +116,12 @@ def test_the_readme_plain_loop_example_runs_as_written(tmp_path, monkeypatch):
     assert set(events[-2]["sections"]) == {"data_loading", "train_step", "eval", "checkpoint_save"}
 
 
-def test_the_readme_callback_lines_name_classes_that_exist():
-    (callbacks,) = [block for block in code_blocks(readme_section("Log your runs"), "python") if "callbacks=" in block]
+@pytest.mark.parametrize(
+    ("readme_path", "title"), [(REPO / "README.md", "Log your runs"), (WRITER / "README.md", "Callbacks")]
+)
+def test_the_readme_callback_lines_name_classes_that_exist(readme_path, title):
+    section = readme_section(title, readme_path)
+    (callbacks,) = [block for block in code_blocks(section, "python") if "callbacks=" in block]
     imports = re.findall(r"from (runlens_callbacks\.\w+) import (\w+)", callbacks)
     assert len(imports) == 3
     for module, name in imports:

@@ -239,7 +239,7 @@ worst_intervals as (
         and worst_positions.interval_index = flagged.interval_index
 ),
 
-final as (
+run_figures as (
     select
         runs.run_id,
         runs.collection,
@@ -288,11 +288,15 @@ final as (
     inner join wall_scores on runs.run_id = wall_scores.run_id
     left join run_paces on runs.run_id = run_paces.run_id
     left join worst_intervals on runs.run_id = worst_intervals.run_id
+),
+
+final as (
+    select
+        *,
+        is_slow_overall or has_outlier_interval as is_straggler,
+        {{ runlens.build_started_at() }} as computed_at,
+        {{ runlens.string_literal(runlens.settings_text(runlens.straggler_vars())) }} as computed_with
+    from run_figures
 )
 
-select
-    *,
-    is_slow_overall or has_outlier_interval as is_straggler,
-    {{ runlens.build_started_at() }} as computed_at,
-    {{ runlens.string_literal(runlens.settings_text(runlens.straggler_vars())) }} as computed_with
-from final
+select * from final

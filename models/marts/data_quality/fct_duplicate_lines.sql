@@ -1,5 +1,6 @@
 -- Exact duplicates: valid lines that repeat an accepted event, with the event they repeat.
 -- A view over int_event_occurrences, each with its run's collection and task.
+-- Grain: one row per duplicate line.
 with
 
 occurrences as (

@@ -2,6 +2,7 @@
 -- for an unknown_event, the event as written and the runlens type it resembles, if any.
 -- A view over stg_log_lines and the bad utilization samples (int_utilization_samples, with the
 -- rule each breaks); a line that names a run gets its run's collection and task.
+-- Grain: one row per rejected line.
 with
 
 lines as (

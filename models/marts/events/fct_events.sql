@@ -1,5 +1,6 @@
 -- Accepted events: the first occurrence of every distinct valid event (int_event_occurrences).
 -- A view: its rows are int_event_occurrences' own, each with its run's collection and task.
+-- Grain: one row per event.
 with
 
 occurrences as (

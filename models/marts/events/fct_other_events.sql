@@ -1,6 +1,6 @@
 -- Other events: the valid lines of an event type runlens does not use, kept apart (not rejected),
 -- with their run (and its collection and task), type, time, step, epoch and the line itself. A
--- view over stg_log_lines.
+-- view over stg_log_lines. Grain: one row per such line.
 with
 
 lines as (

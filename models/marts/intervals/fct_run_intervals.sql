@@ -1,4 +1,5 @@
--- One row per interval between consecutive markers of a run (def_intervals, def_pre_epoch).
+-- Every interval between consecutive markers of a run (def_intervals, def_pre_epoch).
+-- Grain: one row per run and interval_index.
 with
 
 intervals as (

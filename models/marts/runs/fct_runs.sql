@@ -1,5 +1,5 @@
 -- depends_on: {{ ref('int_run_versions') }}
--- One row per run: status, measurement source and wall-time figures
+-- Each run's status, measurement source and wall-time figures (Grain: one row per run_id)
 -- (definitions in _runs__docs.md: def_status, def_exclusion_reason, def_wall_seconds, ...).
 -- Incremental by run (macros/run_versions.sql): a refresh computes the runs whose lines changed.
 {#- downtime counts against the event-log span only: a profiler's wall time is in-process time -#}

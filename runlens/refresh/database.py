@@ -76,7 +76,7 @@ def attach_database(conn) -> None:
 
 def close_attached() -> None:
     """Detach the database file from every connection that attached it, so the file is written
-    out and closed now (runlens.dbt_session, after each command), not when the garbage collector
+    out and closed now (runlens.refresh.dbt_session, after each command), not when the garbage collector
     gets to dbt's connection."""
     with _ATTACHED_LOCK:
         attached = _ATTACHED[:]

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from runlens import __version__
 
-PACKAGE = Path(__file__).resolve().parent
+PACKAGE = Path(__file__).resolve().parents[1]  # runlens/, this module being runlens/refresh/project.py
 BUNDLED = PACKAGE / "project"
 CACHE_VARIABLE = "RUNLENS_CACHE_DIR"
 PROJECT_VARIABLE = "RUNLENS_PROJECT_DIR"
@@ -47,7 +47,7 @@ def installed_project_dir() -> Path:
     for candidate in (BUNDLED, PACKAGE.parent):
         if (candidate / "dbt_project.yml").is_file():
             return candidate
-    from runlens.usage import install_command  # the message's command, as runlens was installed
+    from runlens.commands.usage import install_command  # the message's command, as runlens was installed
 
     raise ProjectNotFound(
         f"the runlens package at {PACKAGE} holds no dbt project: reinstall runlens: {install_command()}"

@@ -1,7 +1,7 @@
 """`runlens import`: convert existing training logs into runlens event logs, with no change to the
 training code.
 
-    runlens import PATH... --out RAW_DIR [--format auto|wandb|mlflow|tensorboard|text|nvidia_smi|dcgm] [options]
+    runlens import PATH... --into RAW_DIR [--format auto|wandb|mlflow|tensorboard|text|nvidia_smi|dcgm] [options]
 
 What it reads and writes, the importer extra it needs and its exit status: docs/importers.md,
 "`runlens import` as a whole"; each importer's mapping, field by field, is in the same page.
@@ -16,6 +16,8 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+from runlens.commands.option_aliases import add_deprecated_alias
+from runlens.commands.usage import importer_extra
 from runlens.importers.common import Options
 from runlens.importers.inputs import InputError, NothingToImport, check_inputs, nothing_to_import
 from runlens.importers.progress import Progress
@@ -24,7 +26,6 @@ from runlens.importers.runner import discover, run_import
 from runlens.importers.scalars import DEFAULT_EVAL_PATTERN
 from runlens.importers.text_log import DEFAULT_PATTERNS, parse_timezone
 from runlens.plural import plural
-from runlens.usage import importer_extra
 
 # each kind of source `discover` finds (an importer's kind), in the words of `runlens build`'s line,
 # in the order the line names them
@@ -36,6 +37,8 @@ FOUND_WORDS = {
     "mlflow_sqlite": "MLflow database",
     "nvidia_smi": "nvidia-smi GPU log",
     "dcgm": "DCGM exporter dump",
+    "lightning_profiler": "Lightning profiler report",
+    "hf_trainer_state": "Hugging Face trainer_state.json",
 }
 
 
@@ -98,9 +101,26 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """`runlens import`'s arguments."""
     parser.add_argument("paths", nargs="+", type=Path, metavar="PATH", help="folders or files to import")
     parser.add_argument(
-        "--out", type=Path, metavar="RAW_DIR", help="where the JSONL files go (needed unless --dry-run)"
+        "--into",
+        type=Path,
+        metavar="RAW_DIR",
+        help="the folder the imported JSONL files go to (needed unless --dry-run)",
     )
+    add_into_alias(parser)
     add_import_options(parser)
+
+
+def add_into_alias(parser: argparse.ArgumentParser) -> None:
+    """`--out`, the old name of --into, kept for one release (runlens/commands/option_aliases.py)."""
+    add_deprecated_alias(
+        parser,
+        "--out",
+        "--into",
+        dest="into",
+        why="the folder the imported logs go to; --out is the pages' folder of `runlens report` and `runlens watch`",
+        type=Path,
+        metavar="RAW_DIR",
+    )
 
 
 def options_from(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Options:
@@ -161,10 +181,10 @@ def import_logs(paths: list[Path], out: Path, fmt: str, options: Options, quiet:
     return 0 if outcome.runs or outcome.rejects or outcome.sample_logs else 1
 
 
-def checked(args: argparse.Namespace, out: Path | None) -> int | None:
-    """2 (said in one line) when a PATH or out cannot be used, else None."""
+def checked(args: argparse.Namespace, into: Path | None) -> int | None:
+    """2 (said in one line) when a PATH or the folder into cannot be used, else None."""
     try:
-        check_inputs(args.paths, out)
+        check_inputs(args.paths, into)
     except InputError as error:
         print(f"runlens: {error}", file=sys.stderr)
         return 2
@@ -174,14 +194,14 @@ def checked(args: argparse.Namespace, out: Path | None) -> int | None:
 def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     """`runlens import`."""
     options = options_from(args, parser)
-    if args.out is None and not args.dry_run:
-        parser.error("--out RAW_DIR is needed (where the imported JSONL files go), unless --dry-run")
-    failed = checked(args, args.out)
+    if args.into is None and not args.dry_run:
+        parser.error("--into RAW_DIR is needed (the folder the imported JSONL files go to), unless --dry-run")
+    failed = checked(args, args.into)
     if failed is not None:
         return failed
     if args.dry_run:
         return dry_run(args.paths, args.format, options)
-    return import_logs(args.paths, args.out, args.format, options, args.quiet)
+    return import_logs(args.paths, args.into, args.format, options, args.quiet)
 
 
 def tensorboard_readable() -> bool:

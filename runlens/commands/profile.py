@@ -1,9 +1,9 @@
 """`runlens profile`: import existing training logs, build their marts and render the reports, in
 one go (what `make profile FROM=...` runs).
 
-    runlens profile PATH... [--out RAW_DIR] [--db PATH] [--reports DIR] [importer options] [-v]
+    runlens profile PATH... [--into RAW_DIR] [--db PATH] [--reports DIR] [importer options] [-v]
 
-Imports every source below the PATHs into RAW_DIR (default `imported/`; runlens/importing.py, with
+Imports every source below the PATHs into RAW_DIR (default `imported/`; runlens/commands/import_logs.py, with
 all of `runlens import`'s options: --format, --timezone, --collection, ...), builds the marts of
 RAW_DIR into the database (default `<RAW_DIR>.duckdb`) and renders the pages (default
 `reports/<RAW_DIR's name>/`). A PATH with nothing to import is named with the reason, as importing
@@ -18,25 +18,26 @@ import argparse
 import sys
 from pathlib import Path
 
-from runlens import build as building
-from runlens import importing
-from runlens.dbt_session import DbtSession
+from runlens.commands import import_logs as importing
+from runlens.commands.report import report
 from runlens.importers.inputs import nothing_to_import
 from runlens.importers.runner import discover
-from runlens.reporting import report
+from runlens.refresh import build as building
+from runlens.refresh.dbt_session import DbtSession
 
-DEFAULT_OUT = Path("imported")
+DEFAULT_INTO = Path("imported")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("paths", nargs="+", type=Path, metavar="PATH", help="folders or files of training logs")
     parser.add_argument(
-        "--out",
+        "--into",
         type=Path,
-        default=DEFAULT_OUT,
+        default=DEFAULT_INTO,
         metavar="RAW_DIR",
-        help="where the imported logs go (default: %(default)s)",
+        help="the folder the imported logs go to (default: %(default)s)",
     )
+    importing.add_into_alias(parser)
     parser.add_argument("--db", type=Path, help="the database of their marts (default: <RAW_DIR>.duckdb)")
     parser.add_argument(
         "--reports", type=Path, metavar="DIR", help="where the pages go (default: reports/<RAW_DIR's name>)"
@@ -59,7 +60,7 @@ def importable(paths: list[Path], fmt: str, options) -> list[Path]:
 
 def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     options = importing.options_from(args, parser)
-    failed = importing.checked(args, None if args.dry_run else args.out)
+    failed = importing.checked(args, None if args.dry_run else args.into)
     if failed is not None:
         return failed
     if args.dry_run:
@@ -68,13 +69,13 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     if not paths:
         print(f"runlens: nothing to import in {', '.join(map(str, args.paths))}", file=sys.stderr)
         return 1
-    imported = importing.import_logs(paths, args.out, args.format, options, args.quiet)
+    imported = importing.import_logs(paths, args.into, args.format, options, args.quiet)
     if imported != 0:
         return imported
-    database = args.db or args.out.with_name(args.out.name + ".duckdb")
-    reports = args.reports or Path("reports") / args.out.resolve().name
+    database = args.db or args.into.with_name(args.into.name + ".duckdb")
+    reports = args.reports or Path("reports") / args.into.resolve().name
     with DbtSession(verbose=args.verbose) as session:
-        outcome = building.build(args.out, database, session=session, reports=f"{reports / 'index.md'} (written next)")
+        outcome = building.build(args.into, database, session=session, reports=f"{reports / 'index.md'} (written next)")
     if outcome.returncode != 0:
         return outcome.returncode
     return report(database, reports)

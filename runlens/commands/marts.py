@@ -17,9 +17,9 @@ from pathlib import Path
 
 import duckdb
 
-from runlens.build import database_path
+from runlens.commands.usage import no_database, no_marts
 from runlens.mart_catalog import declared_marts, grain_of
-from runlens.usage import no_database, no_marts
+from runlens.refresh.build import database_path
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

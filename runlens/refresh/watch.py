@@ -1,13 +1,11 @@
-"""`runlens watch`: keep the marts and the pages up to date while the logs grow.
-
-    runlens watch [--logs DIR] [--db PATH] [--out DIR] [--interval S] [--settle S] [-v]
+"""The watch's loop (`runlens watch`, runlens/commands/watch.py): keep the marts and the pages up to
+date while the logs grow.
 
 When it refreshes, how it stops, and which pages it renders again: docs/internals.md, "The watch".
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
@@ -18,16 +16,15 @@ from pathlib import Path
 
 import duckdb
 
-from runlens import build as building
-from runlens.build_summary import Runs, fetch
-from runlens.dbt_session import DbtSession
+from runlens.commands.usage import LOGS_OPTION, raw_dir_option
 from runlens.plural import plural
 from runlens.raw_logs.listing import RawFolderError, list_log_files
+from runlens.refresh import build as building
+from runlens.refresh.build_summary import Runs, fetch
+from runlens.refresh.dbt_session import DbtSession
+from runlens.refresh.stopping import Stopping
+from runlens.refresh.stopping import stop_requested as _stop_requested
 from runlens.report.data import load_data_quality_totals
-from runlens.reporting import DEFAULT_OUT
-from runlens.stopping import Stopping
-from runlens.stopping import stop_requested as _stop_requested
-from runlens.usage import LOGS_OPTION, raw_dir_option
 
 SHOWN_COLLECTIONS = 3
 SHOWN_FILES = 3
@@ -35,15 +32,6 @@ SHOWN_FILES = 3
 # the watch waits for the rest of the line up to this many settle times, then reads it as it is
 UNFINISHED_SETTLES = 15
 TAIL_BYTES = 1 << 16  # what is read of a file's end to find its last line
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--logs", type=Path, help="the raw log folder (default: $RUNLENS_RAW_DIR, else the sample)")
-    parser.add_argument("--db", type=Path, help="the database (default: $RUNLENS_DB, else runlens.duckdb)")
-    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="where the pages go (default: %(default)s)")
-    parser.add_argument("--interval", type=float, default=1.0, help="seconds between looks at the folder")
-    parser.add_argument("--settle", type=float, default=2.0, help="seconds the folder must be still before a refresh")
-    parser.add_argument("-v", "--verbose", action="store_true", help="show dbt's log (else it goes to a file)")
 
 
 def check_stop() -> None:
@@ -234,22 +222,20 @@ class Watcher:
         )
 
 
-def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
-    if args.interval <= 0 or args.settle < 0:
-        parser.error("--interval must be more than 0 and --settle 0 or more")
-    with DbtSession(verbose=args.verbose) as session:
-        watcher = Watcher(args.logs, args.db, args.out, session)
+def watch(logs, db, out: Path, interval: float, settle: float, verbose: bool = False) -> int:
+    """Refresh once, then every time the folder changed and stayed still for settle seconds (looking
+    every interval seconds), until Ctrl-C or SIGTERM; the exit status."""
+    with DbtSession(verbose=verbose) as session:
+        watcher = Watcher(logs, db, out, session)
         building.check_inputs(watcher.raw, watcher.database, watcher.given_as)
         with Stopping(watcher.stopped_line).installed() as stopping, stopping.cleanup(session.close):
             try:
-                watcher.say(
-                    f"runlens: watching {watcher.raw} (Ctrl-C stops); database {watcher.database}, pages {args.out}"
-                )
+                watcher.say(f"runlens: watching {watcher.raw} (Ctrl-C stops); database {watcher.database}, pages {out}")
                 watcher.refresh(folder_state(watcher.raw, watcher.given_as))
                 watcher.phase = "watching"
                 while True:
                     check_stop()
-                    watcher.refresh(watcher.wait_for_change(args.interval, args.settle))
+                    watcher.refresh(watcher.wait_for_change(interval, settle))
             except BaseException as error:  # an interrupt (DuckDB raises its own error for one)
                 if not stopping.requested and not isinstance(error, KeyboardInterrupt):
                     if isinstance(error, RawFolderError):

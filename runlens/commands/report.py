@@ -16,9 +16,9 @@ import sys
 from collections.abc import Collection
 from pathlib import Path
 
-from runlens.build import database_path
+from runlens.commands.usage import no_database
 from runlens.plural import plural
-from runlens.usage import no_database
+from runlens.refresh.build import database_path
 
 DEFAULT_OUT = Path("reports")
 

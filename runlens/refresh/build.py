@@ -20,14 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
-from runlens import dbt_build
-from runlens.build_summary import summary
-from runlens.database import DATABASE_VARIABLE, DEFAULT_DATABASE
-from runlens.dbt_session import DbtSession, Invocation
-from runlens.file_lock import Busy
-from runlens.file_lock import held as held_lock
+from runlens.commands.usage import LOGS_OPTION, RAW_DIR_VARIABLE, build_command, database_folder_missing, raw_dir_option
 from runlens.plural import plural
-from runlens.project import sample_dir
 from runlens.raw_logs.as_of import AsOfError, pinned_as_of
 from runlens.raw_logs.folder_metadata import MetadataError, read_collections
 from runlens.raw_logs.listing import (
@@ -40,8 +34,14 @@ from runlens.raw_logs.listing import (
     no_logs_note,
 )
 from runlens.raw_logs.trace_listing import has_trace_files
-from runlens.stopping import deferred, stop_requested, undone_on_exit
-from runlens.usage import LOGS_OPTION, RAW_DIR_VARIABLE, build_command, database_folder_missing, raw_dir_option
+from runlens.refresh import dbt_build
+from runlens.refresh.build_summary import summary
+from runlens.refresh.database import DATABASE_VARIABLE, DEFAULT_DATABASE
+from runlens.refresh.dbt_session import DbtSession, Invocation
+from runlens.refresh.file_lock import Busy
+from runlens.refresh.file_lock import held as held_lock
+from runlens.refresh.project import sample_dir
+from runlens.refresh.stopping import deferred, stop_requested, undone_on_exit
 
 # A refresh builds and tests the data; dbt's unit tests check the SQL against fixed inputs, so they
 # run in development and CI (make test), not on every refresh (as dbt's documentation advises).
@@ -105,7 +105,10 @@ def nothing_to_build(raw: Path, database: Path, given_as: str = LOGS_OPTION) -> 
     """The line for a raw folder without runlens logs: the other trackers' logs in it, which
     `runlens profile` reads, its `*.json` files of JSON Lines, which RUNLENS_LOG_SUFFIXES reads, or
     that it holds none."""
-    from runlens.importing import found_logs, looked_for  # the importers: only when there is nothing to build
+    from runlens.commands.import_logs import (  # the importers: only when there is nothing to build
+        found_logs,
+        looked_for,
+    )
 
     suffixes = ", ".join(f"*{suffix}" for suffix in log_suffixes())
     try:
@@ -193,7 +196,7 @@ def write_timings(path: Path, invocations: list[Invocation]) -> None:
     """dbt's elapsed time and each node's seconds, in the shape of dbt's run_results.json (what the
     benchmark reads: scripts/benchmark/measure.py where_time_goes), without dbt writing its
     artifacts; and for each dbt command, whether it parsed the project and whether it ran dbt's
-    recorded plan (runlens/dbt_build.py) instead of dbt; a plan's phases are its seconds outside the
+    recorded plan (runlens/refresh/dbt_build.py) instead of dbt; a plan's phases are its seconds outside the
     nodes (reading the raw folder, the commit, closing the database)."""
     last = invocations[-1] if invocations else Invocation([], success=True, elapsed_seconds=0.0)
     results = [

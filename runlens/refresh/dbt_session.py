@@ -16,9 +16,9 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from runlens.file_lock import Busy
-from runlens.file_lock import held as held_lock
-from runlens.project import cache_dir, project_dir
+from runlens.refresh.file_lock import Busy
+from runlens.refresh.file_lock import held as held_lock
+from runlens.refresh.project import cache_dir, project_dir
 
 PARTIAL_PARSE = "partial_parse.msgpack"
 # commands that need no parsed project
@@ -57,7 +57,7 @@ class Invocation:
     errors: list[str] = field(default_factory=list)
     events: list[str] = field(default_factory=list)
     parsed: str | None = None  # why this command parsed the project first, None when it did not
-    replayed: bool = False  # run from dbt's recorded plan (runlens/dbt_build.py), not by dbt
+    replayed: bool = False  # run from dbt's recorded plan (runlens/refresh/dbt_build.py), not by dbt
     phases: dict[str, float] = field(default_factory=dict)  # a plan's seconds outside its nodes (plan_runner)
 
     @property
@@ -138,7 +138,7 @@ def release_database() -> None:
     if environment_ is not None:
         environment_.close()
         DuckDBConnectionManager._ENV = None
-    from runlens.database import close_attached
+    from runlens.refresh.database import close_attached
 
     close_attached()
 

@@ -15,12 +15,12 @@ import os
 import sys
 from pathlib import Path
 
-from runlens.database import DATABASE_VARIABLE, DEFAULT_DATABASE
-from runlens.project import from_checkout
+from runlens.refresh.database import DATABASE_VARIABLE, DEFAULT_DATABASE
+from runlens.refresh.project import PACKAGE, from_checkout
 
 RAW_DIR_VARIABLE = "RUNLENS_RAW_DIR"
 LOGS_OPTION = "--logs"
-CHECKOUT = Path(__file__).resolve().parent.parent  # the repository root, in a source checkout
+CHECKOUT = PACKAGE.parent  # the repository root, in a source checkout
 CHECKOUT_FILES = ("Makefile", ".git", "dbt_project.yml")
 FOLDER = "<folder>"  # what the user fills in
 MAKE_TARGETS = {"importers": ".venv/.installed-importers"}  # the Makefile's target that installs an extra

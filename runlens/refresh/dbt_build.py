@@ -16,10 +16,10 @@ import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from runlens.dbt_session import DbtSession, Invocation, NodeResult, environment, project_state
-from runlens.plan import PlanStore, Recorder, database_state, digest, environment_values, plan_inputs
-from runlens.plan_runner import TARGET_SCHEMA
 from runlens.raw_logs.raw_tables import TABLES, raw_schema
+from runlens.refresh.dbt_session import DbtSession, Invocation, NodeResult, environment, project_state
+from runlens.refresh.plan import PlanStore, Recorder, database_state, digest, environment_values, plan_inputs
+from runlens.refresh.plan_runner import TARGET_SCHEMA
 
 PLANS_VARIABLE = "RUNLENS_PLANS"
 # A plan refresh appends each changed table's new rows as a row group of their own; DuckDB's
@@ -113,7 +113,7 @@ def build(
     args = list(args)
     if not plans_enabled():
         return session.invoke(args, env=env)
-    from runlens import plan_runner
+    from runlens.refresh import plan_runner
 
     store = PlanStore(session.work / "plans")
     inputs = plan_inputs(project_state(session.project), args)

@@ -2,7 +2,7 @@
 
 The connection is made as dbt-duckdb makes its own for the profile: an in-memory database with
 the profile's settings, the database file attached as the catalog `runlens` with DuckDB's limits
-(runlens/database.py). The reader brings the raw tables in step with the raw folder first
+(runlens/refresh/database.py). The reader brings the raw tables in step with the raw folder first
 (raw_logs/duckdb_reader.py), as the dbt-duckdb plugin does when dbt connects; then every node's
 statements run in dbt's order, in one transaction. A data test fails as dbt
 fails it: its query's should_error on a test of severity error (should_warn is a warning). The
@@ -18,10 +18,10 @@ from pathlib import Path
 import duckdb
 import yaml
 
-from runlens.database import attach_database, close_attached
-from runlens.plan import Plan, statement_kind
 from runlens.raw_logs.duckdb_reader import refresh
 from runlens.raw_logs.raw_tables import raw_schema
+from runlens.refresh.database import attach_database, close_attached
+from runlens.refresh.plan import Plan, statement_kind
 
 TARGET_SCHEMA = "main"  # dbt-duckdb's schema for the profile (profiles.yml names none)
 READ_ONLY = {"select", "with", "describe", "show", "pragma"}
@@ -64,7 +64,7 @@ def connect(project: Path) -> duckdb.DuckDBPyConnection:
 
 def allow_vacuum(connection: duckdb.DuckDBPyConnection, allowed: bool) -> None:
     """Whether DuckDB's checkpoints (at the commit, and when the database is closed) may compact
-    the tables' row groups, rewriting them (runlens/dbt_build.py, VACUUM_EVERY)."""
+    the tables' row groups, rewriting them (runlens/refresh/dbt_build.py, VACUUM_EVERY)."""
     connection.execute("reset max_vacuum_tasks" if allowed else "set max_vacuum_tasks = 0")
 
 
