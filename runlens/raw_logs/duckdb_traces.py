@@ -2,14 +2,13 @@
 the trace files below the raw folder, incremental by file as the logs are (raw_tables.plan_reading),
 inside the reading's transaction (duckdb_reader.refresh).
 
-Each trace is read as a stream (trace_reading.py); its events go to DuckDB a batch of at most
-BATCH_EVENTS at a time through a CSV file in a temporary folder (DuckDB's CSV reader takes them
-far faster than one parameterised insert per row), so no more than a batch is held in Python.
+Each trace is read as a stream; its events go to DuckDB a batch at a time through a CSV file in a
+temporary folder (trace_batches.py, as on the other engines: DuckDB's CSV reader takes them far
+faster than one parameterised insert per row), so no more than an event is held in Python.
 """
 
 from __future__ import annotations
 
-import csv
 import os
 import tempfile
 from datetime import datetime
@@ -18,10 +17,10 @@ import duckdb
 
 from runlens.raw_logs.listing import LogFile
 from runlens.raw_logs.raw_tables import TABLES, plan_reading, trace_file_row
+from runlens.raw_logs.trace_batches import EventBatches
 from runlens.raw_logs.trace_listing import list_trace_files
-from runlens.raw_logs.trace_reading import TraceHeader, event_row, file_row, read_trace
+from runlens.raw_logs.trace_reading import TraceHeader, file_row
 
-BATCH_EVENTS = 200_000
 EVENT_TYPES = {"varchar": "VARCHAR", "bigint": "BIGINT", "double": "DOUBLE"}
 
 
@@ -44,32 +43,18 @@ def insert_batch(connection: duckdb.DuckDBPyConnection, schema: str, path: str) 
     columns = "{" + ", ".join(f"'{name}': '{EVENT_TYPES[kind]}'" for name, kind in TABLES["trace_events"]) + "}"
     connection.execute(
         f"insert into {schema}.trace_events select * from read_csv(?, header = false, quote = '\"', "
-        f"escape = '\"', columns = {columns}, auto_detect = false, null_padding = false)",
+        f"escape = '\"', columns = {columns}, auto_detect = false, null_padding = false, "
+        "allow_quoted_nulls = false)",
         [path],
     )
 
 
-def read_one(connection: duckdb.DuckDBPyConnection, schema: str, trace: LogFile, folder: str) -> dict:
+def read_one(connection: duckdb.DuckDBPyConnection, schema: str, trace: LogFile, batches: EventBatches) -> dict:
     """The trace's events into trace_events; its trace_files columns."""
     header = TraceHeader()
-    path = os.path.join(folder, "events.csv")
-    pending = 0
-    handle = open(path, "w", newline="", encoding="utf-8")
-    try:
-        writer = csv.writer(handle, quoting=csv.QUOTE_NONNUMERIC)
-        for number, event in read_trace(trace, header):
-            writer.writerow((trace.file_path, trace.file_fingerprint, *event_row(number, event)))
-            pending += 1
-            if pending == BATCH_EVENTS:
-                handle.close()
-                insert_batch(connection, schema, path)
-                handle = open(path, "w", newline="", encoding="utf-8")
-                writer = csv.writer(handle, quoting=csv.QUOTE_NONNUMERIC)
-                pending = 0
-    finally:
-        handle.close()
-    if pending:
+    for path, _ in batches.of(trace, header):
         insert_batch(connection, schema, path)
+        os.remove(path)
     return file_row(trace, header)
 
 
@@ -84,8 +69,9 @@ def refresh_traces(
         return 0
     rows = []
     with tempfile.TemporaryDirectory(prefix="runlens-traces-") as folder:
+        batches = EventBatches(folder)
         for trace in plan.to_read:
-            rows.append(trace_file_row(read_one(connection, schema, trace, folder), loaded_at))
+            rows.append(trace_file_row(read_one(connection, schema, trace, batches), loaded_at))
     marks = ", ".join("?" for _ in TABLES["trace_files"])
     connection.executemany(f"insert into {schema}.trace_files values ({marks})", rows)
     return len(plan.to_read)

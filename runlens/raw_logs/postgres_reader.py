@@ -3,22 +3,38 @@ folder, from the client, so the server needs no access to the log files.
 
 The files are listed and read by the same code as on DuckDB (listing.py, reading.py), split into
 lines by the line rules here (raw_tables.split_lines), and the rows travel by COPY, all in one
-transaction. Incremental by file, as on DuckDB (raw_tables.plan_reading).
+transaction. Incremental by file, as on DuckDB (raw_tables.plan_reading). The profiler traces
+(trace_listing.py) are read as a stream into CSV files of a batch of events each, which COPY sends
+as they are (trace_batches.py, the files DuckDB's reader loads), so no trace is held in memory.
 
 PostgreSQL text cannot hold a NUL character: a NUL in a line is written as the six characters
-`\\u0000` (input_contract.md), which keeps such a line invalid JSON as it is on DuckDB.
+`\\u0000` (input_contract.md), which keeps such a line invalid JSON as it is on DuckDB; a NUL in a
+trace's text (an event's name, a device's) is written the same way.
 """
 
 from __future__ import annotations
 
 import io
 import os
+import tempfile
+from datetime import datetime
 
 from runlens.raw_logs.as_of import pinned_as_of
 from runlens.raw_logs.folder_metadata import read_collections
 from runlens.raw_logs.listing import list_log_files
-from runlens.raw_logs.raw_tables import TABLES, ReadSummary, loaded_at_now, log_file_row, plan_reading, split_lines
+from runlens.raw_logs.raw_tables import (
+    TABLES,
+    ReadSummary,
+    loaded_at_now,
+    log_file_row,
+    plan_reading,
+    split_lines,
+    trace_file_row,
+)
 from runlens.raw_logs.reading import read_log_text
+from runlens.raw_logs.trace_batches import EventBatches, without_nul
+from runlens.raw_logs.trace_listing import list_trace_files
+from runlens.raw_logs.trace_reading import TraceHeader, file_row
 
 TYPES = {
     "varchar": "text",
@@ -58,6 +74,28 @@ def create_tables(cursor, schema: str) -> None:
         cursor.execute(f"create table if not exists {schema}.{table} ({listed})")
 
 
+def refresh_traces(cursor, target: str, raw_dir: str, loaded_at: datetime, *, full: bool = False) -> int:
+    """Bring trace_files and trace_events in target in step with the traces below raw_dir (inside
+    the caller's transaction), incremental by file; returns how many traces were read."""
+    cursor.execute(f"select file_path, file_fingerprint from {target}.trace_files")
+    plan = plan_reading(list_trace_files(raw_dir), dict(cursor.fetchall()), full)
+    forgotten = plan.to_forget + [trace.file_path for trace in plan.to_read]
+    for table in ("trace_files", "trace_events"):
+        cursor.execute(f"delete from {target}.{table} where file_path = any(%s)", (forgotten,))
+    records = []
+    with tempfile.TemporaryDirectory(prefix="runlens-traces-") as folder:
+        batches = EventBatches(folder, nul_as_text=True)
+        for trace in plan.to_read:
+            header = TraceHeader()
+            for path, _ in batches.of(trace, header):
+                with open(path, "rb") as handle:
+                    cursor.copy_expert(f"copy {target}.trace_events from stdin with (format csv)", handle)
+                os.remove(path)
+            records.append(tuple(map(without_nul, trace_file_row(file_row(trace, header), loaded_at))))
+    copy_rows(cursor, f"{target}.trace_files", records)
+    return len(plan.to_read)
+
+
 def refresh(connection, raw_dir: str, schema: str, *, full: bool = False) -> ReadSummary:
     """Bring the raw tables in schema in step with raw_dir (every file read again when full);
     raises RawFolderError, AsOfError or MetadataError (one line each) on a folder or metadata file
@@ -88,11 +126,12 @@ def refresh(connection, raw_dir: str, schema: str, *, full: bool = False) -> Rea
         read_lines += len(batch)
         copy_rows(cursor, f"{target}.log_lines", batch)
         copy_rows(cursor, f"{target}.log_files", records)
+        refresh_traces(cursor, target, raw_dir, started_at, full=full)
         cursor.execute(f"delete from {target}.collections")
         columns = [name for name, _ in TABLES["collections"]]
         copy_rows(cursor, f"{target}.collections", [tuple(row.get(name) for name in columns) for row in collections])
         cursor.execute(f"delete from {target}.build_context")
         copy_rows(cursor, f"{target}.build_context", [(os.path.abspath(raw_dir), started_at, pinned, None)])
-        for table in ("log_files", "log_lines"):
+        for table in ("log_files", "log_lines", "trace_files", "trace_events"):
             cursor.execute(f"analyze {target}.{table}")
     return ReadSummary(len(listed), len(plan.to_read), read_lines, len(set(plan.to_forget)))

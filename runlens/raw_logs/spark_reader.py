@@ -11,12 +11,18 @@ Spark did not read, which Spark then splits the same way: a gzip file Hadoop can
 (truncated or corrupt: skipped through ignoreCorruptFiles; reading.py keeps what it decoded and says
 why), a file gone since the listing, empty, not readable by this user, with a `:` in its name
 (Hadoop's checksum file name cannot hold one) or larger than LARGEST_SPARK_BYTES (memory).
+
+The profiler traces (trace_listing.py) are read on the driver as a stream into CSV files of a
+batch of events each (trace_batches.py, the files the other readers load), which Spark reads and
+appends to trace_events when they hold SPARK_BATCH_EVENTS events: no trace is held in memory,
+and a folder of many small traces costs few Spark jobs.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import tempfile
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from urllib.parse import urlsplit
@@ -30,8 +36,20 @@ from runlens.raw_logs.as_of import pinned_as_of
 from runlens.raw_logs.folder_metadata import read_collections
 from runlens.raw_logs.handover import chunk_bytes, chunks
 from runlens.raw_logs.listing import WHAT_TO_DO, LogFile, RawFolderError, list_log_files
-from runlens.raw_logs.raw_tables import BLANKS, BOM, TABLES, ReadSummary, loaded_at_now, log_file_row, plan_reading
+from runlens.raw_logs.raw_tables import (
+    BLANKS,
+    BOM,
+    TABLES,
+    ReadSummary,
+    loaded_at_now,
+    log_file_row,
+    plan_reading,
+    trace_file_row,
+)
 from runlens.raw_logs.reading import read_log_bytes
+from runlens.raw_logs.trace_batches import EventBatches
+from runlens.raw_logs.trace_listing import list_trace_files
+from runlens.raw_logs.trace_reading import TraceHeader, file_row
 
 LARGEST_SPARK_BYTES = 64 * 1024 * 1024  # a larger file is read on the driver, a chunk at a time (memory)
 PYTHON_BATCH_BYTES = 256 * 1024 * 1024  # text read on the driver handed to Spark in one write
@@ -45,6 +63,25 @@ SPARK_TYPES = {
 GLOB_CHARACTERS = re.compile(r"([\\*?\[\]{}])")  # what Hadoop reads as a pattern in a path: escaped
 LISTING_THRESHOLD = "spark.sql.sources.parallelPartitionDiscovery.threshold"
 TEXTS = "file_path string, file_fingerprint string, first_line_number bigint, text string"
+SPARK_BATCH_EVENTS = 1_000_000  # trace events on disk (CSV files) that Spark appends in one write
+# trace_batches.py's CSV: RFC 4180, line breaks inside quotes (each kept as it is: rows end in LF),
+# NULL an unquoted empty field and `""` the empty text, Python's names for the doubles that are no
+# numbers. Spark turns any field equal to nullValue into NULL; with the default (empty) `""` would
+# be NULL too, so nullValue is a marker that stands in for an unquoted empty field only (a trace's
+# text equal to it, NULs and all, would read as NULL)
+EVENT_CSV = {
+    "header": False,
+    "lineSep": "\n",
+    "nullValue": "\x00runlens:null\x00",
+    "quote": '"',
+    "escape": '"',
+    "multiLine": True,
+    "mode": "FAILFAST",
+    "encoding": "UTF-8",
+    "nanValue": "nan",
+    "positiveInf": "inf",
+    "negativeInf": "-inf",
+}
 
 
 def schema(table: str) -> str:
@@ -215,6 +252,39 @@ def write_lines(spark: SparkSession, table: str, listed: list[LogFile]) -> dict[
     return errors
 
 
+def append_events(spark: SparkSession, table: str, paths: list[str]) -> None:
+    """The events of the CSV files at paths (trace_batches.py) appended to table; the files removed."""
+    if not paths:
+        return
+    escaped = [GLOB_CHARACTERS.sub(r"\\\1", path) for path in paths]
+    frame = spark.read.schema(schema("trace_events")).options(**EVENT_CSV).csv(escaped)
+    frame.write.mode("append").format("parquet").saveAsTable(table)
+    for path in paths:
+        os.remove(path)
+
+
+def write_traces(spark: SparkSession, database: str, raw_dir: str, started_at: datetime) -> list[tuple]:
+    """Every trace's events into trace_events (replaced); the trace_files rows."""
+    table = f"{database}.trace_events"
+    spark.createDataFrame([], schema("trace_events")).write.mode("overwrite").format("parquet").saveAsTable(table)
+    records, pending, held = [], [], 0
+    with tempfile.TemporaryDirectory(prefix="runlens-traces-") as folder:
+        batches = EventBatches(folder)
+        for trace in list_trace_files(raw_dir):
+            header = TraceHeader()
+            for path, events in batches.of(trace, header):
+                pending.append(path)
+                held += events
+                if held >= SPARK_BATCH_EVENTS:
+                    append_events(spark, table, pending)
+                    pending, held = [], 0
+            row = file_row(trace, header)
+            row.update({name: utc(row[name]) for name in ("modified_at", "started_at", "ended_at")})
+            records.append(trace_file_row(row, utc(started_at)))
+        append_events(spark, table, pending)
+    return records
+
+
 def loaded_files(spark: SparkSession, database: str) -> dict[str, str]:
     if not spark.catalog.tableExists(f"{database}.log_files"):
         return {}
@@ -236,17 +306,19 @@ def refresh(spark: SparkSession, raw_dir: str, database: str) -> ReadSummary:
     forgotten = len(plan_reading(listed, loaded_files(spark, database)).to_forget)
 
     errors = write_lines(spark, f"{database}.log_lines", listed)
+    traces = write_traces(spark, database, raw_dir, started_at)
     records = [
         log_file_row(log_file._replace(modified_at=utc(log_file.modified_at)), errors, utc(started_at))
         for log_file in listed
     ]
     rows = {
         "log_files": records,
+        "trace_files": traces,
         "collections": [[row.get(column) for column in columns("collections")] for row in collections],
         "build_context": [[context.get(column) for column in columns("build_context")]],
     }
     # the other tables from these rows; any other one (last_build) empty, as every reading leaves it
-    for name in [name for name in TABLES if name != "log_lines"]:
+    for name in [name for name in TABLES if name not in ("log_lines", "trace_events")]:
         frame = spark.createDataFrame(rows.get(name, []), schema(name))
         frame.write.mode("overwrite").format("parquet").saveAsTable(f"{database}.{name}")
     read_lines = spark.table(f"{database}.log_lines").count()

@@ -1,8 +1,10 @@
 """The same models on PostgreSQL and Spark give the same marts as on DuckDB (issue 6).
 
-One raw folder holds the bundled sample (sample/), the faulty fixture (faulty/), the generated
-runs with ranks (ranks/, tests/helpers/ranks_fixture.py) and the goodput fixture (goodput/,
-tests/helpers/goodput_fixture.py), with a collections file that is all of theirs.
+One raw folder holds the datasets of tests/helpers/engine_datasets.py: the bundled sample (sample/),
+the faulty fixture (faulty/), the generated runs with ranks (ranks/, tests/helpers/ranks_fixture.py),
+the goodput, timeline and utilization fixtures, and the profiler traces (traces/,
+tests/helpers/traces_fixture.py: GPU traces of both schemas, two ranks of one job, a trace beside
+a run's log, one cut short, a real CPU trace), with a collections file that is all of theirs.
 The real project is built over it on DuckDB (the reference), on PostgreSQL and on Spark; on each
 engine every dbt test (data and unit) must pass, and every mart of the other engines must equal
 DuckDB's row by row (scripts/engines/parity.py: floats to a relative 1e-9, timestamps in UTC). The
@@ -17,25 +19,34 @@ failure, so CI cannot pass without them.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import threading
 from pathlib import Path
 
+import duckdb
+import kineto_traces
 import pytest
-from engine_datasets import DATASETS, ENGINES_PROJECT, copy_without_traces
+from engine_datasets import DATASETS, ENGINES_PROJECT
 from engines.connections import postgres_connection, postgres_settings
 from engines.parity import compare, load_marts, read_duckdb, read_postgres, read_spark
 from engines_available import postgres_missing, require_postgres, require_spark, spark_missing
 from pipeline import DATABASE, REPO, UNIT_TESTS, run_dbt
 from prebuilt import Prebuilds, prebuilt
 
+from runlens.raw_logs import trace_batches
 from runlens.raw_logs.as_of import SAMPLE_AS_OF
+from runlens.raw_logs.duckdb_reader import refresh as read_into_duckdb
 from runlens.raw_logs.folder_metadata import COLLECTIONS_FILE
 from runlens.raw_logs.postgres_reader import refresh as read_into_postgres
+from runlens.raw_logs.raw_tables import TABLES
+from runlens.raw_logs.trace_batches import without_nul
 from runlens.refresh.dbt_session import environment
 
-DESCRIBED = "the sample, the faulty fixture, the runs with ranks, the goodput and the timeline fixtures"
+DESCRIBED = (
+    "the sample, the faulty fixture, the runs with ranks, the goodput, timeline and utilization fixtures, the traces"
+)
 MARTS = load_marts()
 SCHEMA = "runlens_parity"
 
@@ -80,7 +91,7 @@ def every_dataset(builds: Prebuilds) -> Path:
         if not FOLDERS:
             raw = builds.mktemp("engines") / "raw"
             for name, raw_dir in DATASETS.items():
-                copy_without_traces(raw_dir, raw / name)
+                shutil.copytree(raw_dir, raw / name)
             (raw / COLLECTIONS_FILE).write_text(collections_of_every_dataset(), encoding="utf-8")
             FOLDERS.append(raw)
         return FOLDERS[0]
@@ -175,6 +186,27 @@ def test_duckdb_builds_the_reference_with_every_test_passing(duckdb_reference):
     assert_build_passed(result, f"dbt build over {DESCRIBED}")
 
 
+def test_the_reference_holds_the_steps_of_every_trace_run(duckdb_reference):
+    """The traces dataset's runs (traces_fixture.py) with their profiled steps, so that the marts
+    compared hold them: a trace alone in its folder is a run by itself, the two ranks of gpu/job
+    one run, the trace beside the log its run's; the cut trace none. Steps: each ProfilerStep span
+    but the last of each trace (the plan's 3: 2; the real trace's 3: 2), the two ranks' 2 each,
+    the trace without annotations 1."""
+    _, marts = duckdb_reference
+    traces = {row["run_id"] for row in marts["fct_traces"] if row["file_path"].startswith("traces/")}
+    steps = {row["run_id"]: row["steps"] for row in marts["fct_run_step_summaries"] if row["run_id"] in traces}
+    real = next(row["file_path"] for row in marts["fct_traces"] if row["file_path"].startswith("traces/cpu/"))
+    assert steps == {
+        "trace:traces/gpu/current/gpu.pt.trace.json": 2,
+        "trace:traces/gpu/legacy/trace.json.gz": 2,
+        "trace:traces/gpu/fractional/gpu.pt.trace.json": 2,
+        "trace:traces/gpu/nosteps/gpu.pt.trace.json": 1,
+        "trace:traces/gpu/job": 4,
+        "traced-run": 2,
+        f"trace:{real}": 2,
+    }
+
+
 def test_postgres_builds_the_same_marts(postgres_build, duckdb_reference):
     require_postgres()
     result, marts = postgres_build
@@ -265,6 +297,64 @@ def test_postgres_reader_follows_the_folder_by_fingerprint(tmp_path):
 
     third = read_into(raw, schema)
     assert (third.read_files, third.read_lines, third.forgotten_files) == (0, 0, 0)
+    drop_schemas(schema)
+
+
+def raw_traces(schema: str) -> dict[str, list[tuple]]:
+    """trace_files (without loaded_at) and trace_events of schema on PostgreSQL, ordered."""
+    connection = postgres_connection(postgres_settings())
+    tables = {}
+    with connection, connection.cursor() as cursor:
+        for table in ("trace_files", "trace_events"):
+            columns = ", ".join(name for name, _ in TABLES[table] if name != "loaded_at")
+            cursor.execute(f'select {columns} from "{schema}".{table} order by 1, 3')
+            tables[table] = cursor.fetchall()
+    connection.close()
+    return tables
+
+
+def duckdb_traces(raw_dir: Path) -> dict[str, list[tuple]]:
+    """The same tables as the DuckDB reader writes them, each NUL as PostgreSQL holds it (`\\u0000`)."""
+    connection = duckdb.connect()
+    read_into_duckdb(connection, str(raw_dir), "raw")
+    tables = {}
+    for table in ("trace_files", "trace_events"):
+        columns = ", ".join(name for name, _ in TABLES[table] if name != "loaded_at")
+        rows = connection.execute(f"select {columns} from raw.{table} order by 1, 3").fetchall()
+        tables[table] = [tuple(map(without_nul, row)) for row in rows]
+    connection.close()
+    return tables
+
+
+def test_postgres_reader_reads_traces_as_duckdb_does_and_follows_them_by_fingerprint(tmp_path, monkeypatch):
+    """The traces' rows are the DuckDB reader's (a NUL aside, which PostgreSQL text cannot hold),
+    their events sent two at a time; a changed trace is read again, a removed one's rows leave, an
+    unchanged one is not read again."""
+    require_postgres()
+    monkeypatch.setattr(trace_batches, "BATCH_EVENTS", 2)
+    schema = "runlens_trace_reader_test"
+    drop_schemas(schema)
+    raw = kineto_traces.reader_folder(tmp_path / "raw")
+    read_into(raw, schema)
+    first = raw_traces(schema)
+    assert first == duckdb_traces(raw) and len(first["trace_files"]) == 6
+
+    kineto_traces.write(raw / "job" / "rank-1.pt.trace.json", kineto_traces.current_trace(1, 2, collective_delay=40))
+    os.utime(raw / "job" / "rank-1.pt.trace.json", ns=(1, 2_000_000_000))  # a new mtime even on a coarse clock
+    (raw / "odd" / "odd.pt.trace.json").unlink()
+    read_into(raw, schema)
+    second = raw_traces(schema)
+    assert second == duckdb_traces(raw) and len(second["trace_files"]) == 5
+    # the all-reduce's launch (correlation 4) at 320 + 40 us now
+    launch = [row for row in second["trace_events"] if row[0] == "job/rank-1.pt.trace.json" and row[11] == 4]
+    assert [row[5] - kineto_traces.ORIGIN_US for row in launch if row[3] == "cuda_runtime"] == [360]
+
+    connection = postgres_connection(postgres_settings())
+    with connection, connection.cursor() as cursor:  # a trace not read again keeps its time of reading
+        cursor.execute(f'select count(distinct loaded_at) from "{schema}".trace_files')
+        [(times,)] = cursor.fetchall()
+    connection.close()
+    assert times == 2
     drop_schemas(schema)
 
 

@@ -1,5 +1,7 @@
 """The Spark reader (runlens/raw_logs/spark_reader.py) writes exactly the raw tables the DuckDB
-reader writes for the same folder: the faulty fixture, the bundled sample, and a folder of awkward
+reader writes for the same folder: the faulty fixture, the bundled sample, a folder of profiler
+traces (tests/helpers/kineto_traces.py's GPU plan in both schemas, two ranks, a trace cut short, one
+of awkward texts and numbers, its events loaded in batches of two), and a folder of awkward
 files (the line rules' cases of tests/pipeline/test_line_rules.py, gzip files of several members, truncated
 and corrupt, names Hadoop would read as patterns or URIs, files that cannot be read), that folder
 once more with every file read on the driver in small pieces, and a folder read twice. Every row
@@ -19,9 +21,9 @@ import re
 from pathlib import Path
 
 import duckdb
+import kineto_traces
 import pytest
 from awkward_files import GZIP, NASTY, J, random_files, write
-from engine_datasets import copy_without_traces
 from engines_available import require_spark
 from pipeline import FAULTY, SAMPLE
 
@@ -29,8 +31,9 @@ from runlens.raw_logs import duckdb_reader
 from runlens.raw_logs.listing import RawFolderError, list_log_files
 from runlens.raw_logs.raw_tables import TABLES, ReadSummary
 
-KEYS = {"log_files": 1, "log_lines": 2, "collections": 1}  # the leading columns that order rows (else all)
-READ_AT = {"log_files": "loaded_at", "build_context": "build_started_at"}
+# the leading columns that order rows (else all)
+KEYS = {"log_files": 1, "log_lines": 2, "collections": 1, "trace_files": 1, "trace_events": 3}
+READ_AT = {"log_files": "loaded_at", "trace_files": "loaded_at", "build_context": "build_started_at"}
 SPARK_TYPES = {
     "varchar": "string",
     "bigint": "bigint",
@@ -109,9 +112,14 @@ def awkward_folder(root: Path) -> Path:
     return raw
 
 
+def trace_folder(root: Path) -> Path:
+    return kineto_traces.reader_folder(root / "raw")
+
+
 FOLDERS = {
     "faulty": lambda root: FAULTY,
-    "sample": lambda root: copy_without_traces(SAMPLE, root / "sample"),  # traces: DuckDB only
+    "sample": lambda root: SAMPLE,
+    "traces": trace_folder,
     "awkward": awkward_folder,
     "awkward_on_the_driver": awkward_folder,  # every file over 1 KB read on the driver, in pieces and batches
 }
@@ -162,7 +170,7 @@ def spark_tables(spark, raw: Path, database: str):
 @pytest.fixture(scope="module", params=list(FOLDERS))
 def both(request, spark, tmp_path_factory):
     """The folder, and (summary, tables, times of the reading) of each reader over it."""
-    from runlens.raw_logs import spark_reader
+    from runlens.raw_logs import spark_reader, trace_batches
 
     raw = FOLDERS[request.param](tmp_path_factory.mktemp(request.param))
     with pytest.MonkeyPatch.context() as patch:
@@ -170,6 +178,9 @@ def both(request, spark, tmp_path_factory):
             patch.setattr(spark_reader, "LARGEST_SPARK_BYTES", 1024)
             patch.setattr(spark_reader, "PYTHON_BATCH_BYTES", 64 * 1024)
             patch.setenv("RUNLENS_CHUNK_BYTES", "1024")  # DuckDB's reader too cuts every text of more than 1 KB
+        if request.param == "traces":  # both readers load a trace's events two at a time; Spark a few files at once
+            patch.setattr(trace_batches, "BATCH_EVENTS", 2)
+            patch.setattr(spark_reader, "SPARK_BATCH_EVENTS", 7)
         return raw, duckdb_tables(raw), spark_tables(spark, raw, f"raw_{request.param}")
 
 
@@ -185,6 +196,7 @@ def test_each_reader_stamps_one_time_of_reading(both):
     raw, (duckdb_summary, _, duckdb_at), (spark_summary, spark_tables_, spark_at) = both
     for read_at in (duckdb_at, spark_at):
         assert len(read_at["build_context"]) == 1 and read_at["log_files"] <= read_at["build_context"]
+        assert read_at["trace_files"] <= read_at["build_context"]
     assert spark_tables_["build_context"][0][0] == os.path.abspath(raw)
     assert spark_summary == duckdb_summary
 
@@ -202,6 +214,25 @@ def test_awkward_files_are_there(tmp_path_factory):
     assert lines["gz/appended [x].jsonl.gz", 3000][0].endswith('"n": 2999}')
     assert [number for (path, number), line in lines.items() if path == "large.jsonl" and line[1]] == [7, 1500, 3001]
     assert "_rejects.jsonl" not in errors and ".hidden/x.jsonl" not in errors
+
+
+def test_the_trace_folder_holds_each_kind(tmp_path_factory):
+    """The trace folder (kineto_traces.reader_folder) holds what it is meant to, as the DuckDB
+    reader saw it: the plan's complete events (current schema: 3 steps, 2 DataLoader spans,
+    aten::mm, 9 launches, 9 GPU events and 3 GPU step annotations = 27; the 2021 schema has no GPU
+    annotations: 24), a trace cut short with its reason, and awkward_events' events and the NUL
+    name's."""
+    _, tables, _ = duckdb_tables(trace_folder(tmp_path_factory.mktemp("traces_check")))
+    counts = {row[0]: (row[15], row[18]) for row in tables["trace_files"]}
+    assert {path: count for path, (count, _) in counts.items() if path != "broken/cut.pt.trace.json"} == {
+        "gpu/current.pt.trace.json": 27,
+        "gpu/legacy.json.gz": 24,
+        "job/rank-0.pt.trace.json": 27,
+        "job/rank-1.pt.trace.json": 27,
+        "odd/odd.pt.trace.json": len(kineto_traces.AWKWARD_NAMES) + 4,
+    }
+    assert counts["broken/cut.pt.trace.json"][1].startswith("truncated")
+    assert len(tables["trace_events"]) == sum(count for count, _ in counts.values())
 
 
 def test_a_second_reading_replaces_every_table(spark, tmp_path, monkeypatch):

@@ -141,9 +141,63 @@ def write(path: Path, trace: dict) -> Path:
     """Write trace at path, pretty-printed as Kineto does; gzip'd when path ends in .gz."""
     path.parent.mkdir(parents=True, exist_ok=True)
     text = json.dumps(trace, indent=2)
-    if path.name.endswith(".gz"):
-        with gzip.open(path, "wt", encoding="utf-8") as handle:
-            handle.write(text)
+    if path.name.endswith(".gz"):  # no time in the gzip header: the same trace, the same bytes
+        with open(path, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as handle:
+            handle.write(text.encode("utf-8"))
     else:
         path.write_text(text, encoding="utf-8")
     return path
+
+
+# A trace whose texts and numbers are what a CSV file, COPY or Spark's CSV reader could get wrong
+# (the readers' batches, runlens/raw_logs/trace_batches.py), as (name, what trace_events holds):
+# each event is cpu_op at ts 1.5, dur 2, pid and tid 1 unless its entry says otherwise.
+AWKWARD_NAMES = [
+    ('quote " comma , end', 'quote " comma , end'),
+    ("line\nbreak", "line\nbreak"),
+    ("cr\rcrlf\r\n", "cr\rcrlf\r\n"),  # every line break kept as it is
+    ("", ""),  # the empty name is text, not NULL
+    (None, ""),  # no name: the empty name (trace_reading.event_row)
+    ("日本 ü", "日本 ü"),
+    ("\\N", "\\N"),  # what COPY's text format and some CSV readers take for NULL
+    ("NULL", "NULL"),
+    ("nan", "nan"),
+    ("\ud800 lone surrogate", "\\ud800 lone surrogate"),  # a JSON \ud800: no UTF-8 holds it, its escape does
+]
+NUL_NAME = "nul\x00in"  # PostgreSQL text holds no NUL: it holds `nul\u0000in` (input_contract.md)
+
+
+def awkward_events() -> list[dict]:
+    """AWKWARD_NAMES' events, then: pid an object and tid a string (texts: their JSON and the
+    string), ids past a bigint or of other types (stream 2**70: NULL; device "7" and correlation 7.0:
+    7; External id true: NULL), a negative ts with a fraction, a ts of 1e400 (a double's infinity)."""
+    events = [complete("cpu_op", name, 1.5, 2, 1, 1, {}) for name, _ in AWKWARD_NAMES]
+    events.append(complete("cpu_op", "ids", 1.5, 2, {"a": [1]}, "7", {}))
+    events[-1]["args"] = {"stream": 2**70, "device": "7", "correlation": 7.0, "External id": True}
+    events.append(complete("cpu_op", "negative", -3.25, 0.125, 1, 1, {}))
+    events.append(complete("cpu_op", "infinite", 1.5, 1, 1, 1, {}))
+    events[-1]["ts"] = float("inf")
+    return events
+
+
+def awkward_trace(with_nul: bool = True) -> str:
+    """The text of a trace of awkward_events (and NUL_NAME's event last, with_nul), its device's name
+    `A"B` (json.dumps writes inf as `Infinity`, which json.loads reads back as inf)."""
+    events = awkward_events() + ([complete("cpu_op", NUL_NAME, 1.5, 2, 1, 1, {})] if with_nul else [])
+    return json.dumps({"deviceProperties": [{"name": 'A"B'}], "traceEvents": events})
+
+
+def reader_folder(raw: Path) -> Path:
+    """A folder of traces of each kind the readers meet (the raw tables' tests), and a log: the plan
+    in both schemas, on two ranks, a trace cut short, the awkward trace."""
+    write(raw / "gpu" / "current.pt.trace.json", current_trace())
+    write(raw / "gpu" / "legacy.json.gz", legacy_trace())
+    for rank in (0, 1):
+        write(raw / "job" / f"rank-{rank}.pt.trace.json", current_trace(rank, 2))
+    text = (raw / "gpu" / "current.pt.trace.json").read_text(encoding="utf-8")
+    (raw / "broken").mkdir()
+    (raw / "broken" / "cut.pt.trace.json").write_text(text[: len(text) // 2], encoding="utf-8")
+    (raw / "odd").mkdir()
+    (raw / "odd" / "odd.pt.trace.json").write_text(awkward_trace(), encoding="utf-8")
+    (raw / "run.jsonl").write_text('{"run_id": "r", "event": "run_start", "ts": 0}\n', encoding="utf-8")
+    return raw

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 
+import duckdb
 import kineto_traces
 import pytest
 
@@ -104,3 +105,36 @@ def test_arguments_a_bigint_cannot_hold_are_null(tmp_path):
     [(number, kept_event)] = read(path, tmp_path)[0]
     row = trace_reading.event_row(number, kept_event)
     assert row[-4:] == (7, None, None, None)
+
+
+def test_the_batches_keep_every_text_and_number_as_the_trace_has_it(tmp_path, monkeypatch):
+    """The DuckDB reader's trace_events through its CSV batches (trace_batches.py, two events a
+    batch here): each awkward name as AWKWARD_NAMES says (quotes, commas, every kind of line break,
+    the empty name apart from NULL, `\\N`, `NULL` and `nan` as text), the ids as awkward_events says,
+    ts -3.25 and inf exact, a NUL kept."""
+    from runlens.raw_logs import duckdb_reader, trace_batches
+
+    raw = tmp_path / "raw"
+    raw.mkdir()
+    (raw / "odd.pt.trace.json").write_text(kineto_traces.awkward_trace(), encoding="utf-8")
+    monkeypatch.setattr(trace_batches, "BATCH_EVENTS", 2)
+    connection = duckdb.connect()
+    duckdb_reader.refresh(connection, str(raw), "raw")
+    got = connection.execute(
+        "select event_number, name, ts, dur, pid, tid, stream, device, correlation, external_id "
+        "from raw.trace_events order by event_number"
+    ).fetchall()
+    names = [stored for _, stored in kineto_traces.AWKWARD_NAMES]
+    expected = [(number, name, 1.5, 2.0, "1", "1", None, None, None, None) for number, name in enumerate(names, 1)]
+    count = len(names)
+    expected += [
+        (count + 1, "ids", 1.5, 2.0, '{"a": [1]}', "7", None, 7, 7, None),
+        (count + 2, "negative", -3.25, 0.125, "1", "1", None, None, None, None),
+        (count + 3, "infinite", float("inf"), 1.0, "1", "1", None, None, None, None),
+        (count + 4, kineto_traces.NUL_NAME, 1.5, 2.0, "1", "1", None, None, None, None),
+    ]
+    assert got == expected
+    [(devices, event_count, read_error)] = connection.execute(
+        "select devices, event_count, read_error from raw.trace_files"
+    ).fetchall()
+    assert (devices, event_count, read_error) == ('1 x A"B', count + 4, None)

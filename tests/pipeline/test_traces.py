@@ -75,10 +75,13 @@ import duckdb
 import kineto_traces
 import pytest
 import trace_trainings
+import traces_fixture
 from conftest import PROJECT
 from pipeline import DATABASE, build
 
+from runlens.raw_logs.listing import describe
 from runlens.raw_logs.trace_listing import list_trace_files
+from runlens.raw_logs.trace_reading import TraceHeader, file_row, read_trace
 
 CURRENT = "gpu/current/gpu.pt.trace.json"
 LEGACY = "gpu/legacy/trace.json.gz"
@@ -450,3 +453,24 @@ def test_two_ranks_in_a_folder_are_one_run_and_the_slow_rank_holds_every_step(ma
             assert waited == 0
         else:
             assert SLOW_SECONDS / 2 < waited < SLOW_SECONDS * 4
+
+
+def test_the_generated_trace_folder_is_what_its_generator_writes(tmp_path):
+    """tests/generated/traces (the engine tests' traces) is traces_fixture.write's output, plus the
+    one recorded real trace: CPU only, read whole, with an annotation of each of the
+    trace_trainings.ACTIVE steps the profiler recorded."""
+    written = traces_fixture.write(tmp_path / "traces")
+    committed = {path.relative_to(traces_fixture.FOLDER) for path in traces_fixture.FOLDER.rglob("*") if path.is_file()}
+    generated = {path.relative_to(written) for path in written.rglob("*") if path.is_file()}
+    recorded = {path for path in committed if str(path.parent) == traces_fixture.RECORDED}
+    assert committed == generated | recorded and len(recorded) == 1
+    for path in sorted(generated):
+        assert (written / path).read_bytes() == (traces_fixture.FOLDER / path).read_bytes(), path
+    [real] = [trace for trace in list_trace_files(str(traces_fixture.FOLDER)) if trace.file_path.startswith("cpu/")]
+    header = TraceHeader()
+    events = [event for _, event in read_trace(describe(str(traces_fixture.FOLDER), real.absolute_path), header)]
+    row = file_row(real, header)
+    assert (row["read_error"], row["schema_kind"], row["device_count"]) == (None, "current", 0)
+    steps = {event["name"] for event in events if event["name"].startswith("ProfilerStep#")}
+    assert len(steps) == trace_trainings.ACTIVE
+    assert not any("stream" in (event.get("args") or {}) for event in events)
