@@ -104,23 +104,81 @@ kept as (
     select * from device_events
 ),
 
+-- the moment that places an event in a step: its own start, a launched GPU event's launch
+step_keys as (
+    select
+        file_path,
+        event_number,
+        coalesce(launch_start_us, start_us) as key_us
+    from kept
+    where launch_start_us is not null or not is_launched_gpu_event
+),
+
+timed_steps as (
+    select
+        file_path,
+        start_us,
+        end_us,
+        step_label,
+        row_number() over (partition by file_path, start_us order by end_us desc, step_label asc) as same_start_order
+    from steps
+    where not is_whole_trace
+),
+
+-- the steps and the keys on one timeline per trace: each key takes the start of the latest step
+-- that began at or before it (the profiler's steps follow one another), a sort instead of a range
+-- join of every event with every step
+timeline as (
+    select
+        file_path,
+        key_us as at_us,
+        1 as is_key,
+        event_number,
+        cast(null as {{ var('runlens_types')[target.type].double }}) as step_start_us
+    from step_keys
+    union all
+    select
+        file_path,
+        start_us as at_us,
+        0 as is_key,
+        cast(null as {{ var('runlens_types')[target.type].bigint }}) as event_number,
+        start_us as step_start_us
+    from timed_steps
+    where same_start_order = 1
+),
+
+latest_step_starts as (
+    select
+        file_path,
+        event_number,
+        at_us,
+        max(step_start_us) over (
+            partition by file_path order by at_us, is_key rows unbounded preceding
+        ) as step_start_us
+    from timeline
+    where is_key = 1 or step_start_us is not null
+),
+
 in_steps as (
+    select
+        latest_step_starts.file_path,
+        latest_step_starts.event_number,
+        timed_steps.step_label
+    from latest_step_starts
+    inner join timed_steps
+        on latest_step_starts.file_path = timed_steps.file_path
+        and latest_step_starts.step_start_us = timed_steps.start_us
+        and timed_steps.same_start_order = 1
+    where latest_step_starts.event_number is not null and latest_step_starts.at_us < timed_steps.end_us
+    union all
     select
         kept.file_path,
         kept.event_number,
-        steps.step_label,
-        row_number() over (partition by kept.file_path, kept.event_number order by steps.start_us) as step_order
+        steps.step_label
     from kept
     inner join steps
         on kept.file_path = steps.file_path
-        and (
-            steps.is_whole_trace
-            or (
-                coalesce(kept.launch_start_us, kept.start_us) >= steps.start_us
-                and coalesce(kept.launch_start_us, kept.start_us) < steps.end_us
-                and (kept.launch_start_us is not null or not kept.is_launched_gpu_event)
-            )
-        )
+    where steps.is_whole_trace
 ),
 
 final as (
@@ -146,7 +204,6 @@ final as (
     left join in_steps
         on kept.file_path = in_steps.file_path
         and kept.event_number = in_steps.event_number
-        and in_steps.step_order = 1
 )
 
 select * from final
