@@ -19,6 +19,7 @@ import duckdb
 from runlens.commands.usage import LOGS_OPTION, raw_dir_option
 from runlens.plural import plural
 from runlens.raw_logs.listing import RawFolderError, list_log_files
+from runlens.raw_logs.trace_listing import list_trace_files
 from runlens.refresh import build as building
 from runlens.refresh.build_summary import Runs, fetch
 from runlens.refresh.dbt_session import DbtSession
@@ -41,8 +42,9 @@ def check_stop() -> None:
 
 
 def folder_state(raw: Path, given_as: str = LOGS_OPTION) -> tuple:
-    """Every log file below raw with its fingerprint (size and modification time)."""
-    return tuple((log.file_path, log.file_fingerprint) for log in list_log_files(str(raw), given_as))
+    """Every log file and profiler trace below raw with its fingerprint (size and modification time)."""
+    files = list_log_files(str(raw), given_as) + list_trace_files(str(raw), given_as)
+    return tuple(sorted((found.file_path, found.file_fingerprint) for found in files))
 
 
 def database_identity(database: Path) -> tuple | None:

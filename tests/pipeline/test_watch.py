@@ -336,3 +336,17 @@ def test_a_lock_file_is_removed_when_let_go_and_refuses_a_second_holder(tmp_path
     with pytest.raises(Busy), held(path), held(path):
         pass
     assert not path.exists()
+
+
+def test_a_new_profiler_trace_is_a_change_the_watch_sees(tmp_path):
+    """The watch refreshes when the folder's files change: its profiler traces count as files."""
+    import kineto_traces
+
+    from runlens.refresh.watch import file_changes, folder_state
+
+    (tmp_path / "run.jsonl").write_text('{"run_id": "r", "event": "run_start", "ts": 0}\n', encoding="utf-8")
+    before = folder_state(tmp_path)
+    kineto_traces.write(tmp_path / "trace" / "rank-0.pt.trace.json", kineto_traces.current_trace())
+    after = folder_state(tmp_path)
+    assert [path for path, _ in after] == ["run.jsonl", "trace/rank-0.pt.trace.json"]
+    assert file_changes(before, after) == ["new trace/rank-0.pt.trace.json"]
