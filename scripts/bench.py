@@ -84,6 +84,7 @@ BASELINE_MODULES = {
     "_floor": "benchmark.simple_floor",
     "_fair_floor": "benchmark.fair_floor",
     "_pandas": "benchmark.pandas_baseline",
+    "_utilization_floor": "benchmark.utilization_floor",
 }
 
 
@@ -166,6 +167,17 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         default="3,200000",
         help="comma-separated sizes (runs) of the folders a refresh inside `runlens watch` is measured over",
     )
+    parser.add_argument(
+        "--with-utilization",
+        type=int,
+        nargs="?",
+        const=1_000,
+        default=None,
+        metavar="RUNS",
+        help="also the utilization step: RUNS runs (default 1000) of 6 hours with samples every 15 s of 8 GPUs and "
+        "the host, built with and without their samples, against the floor of the samples; about 13,000 lines "
+        "(6 MB) a run",
+    )
     parser.add_argument("--keep", action="store_true", help="keep the generated logs and databases")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--shard-runs", type=int, default=10_000)
@@ -178,8 +190,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     if args.repeats < 1:
         parser.error("--repeats needs at least 1")
     sizes = sorted({int(s) for s in args.sizes.split(",") if s.strip()} | ({ONE_MILLION} if args.with_1m else set()))
-    if not sizes or min(sizes) < 1:
-        parser.error("--sizes needs positive run counts")
+    if (not sizes and args.with_utilization is None) or (sizes and min(sizes) < 1):
+        parser.error("--sizes needs positive run counts (it may be empty with --with-utilization)")
     args.size_list = sizes
     args.watch_list = sorted({int(s) for s in args.watch_runs.split(",") if s.strip()})
     if args.watch_list and min(args.watch_list) < 1:
@@ -188,6 +200,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     unknown = set(args.engine_list) - set(ENGINES)
     if unknown:
         parser.error(f"unknown --engines: {', '.join(sorted(unknown))}")
+    if args.with_utilization is not None and args.with_utilization < 1:
+        parser.error("--with-utilization needs a positive run count")
     args.spark_runs_list = sorted({int(s) for s in args.spark_runs.split(",") if s.strip()})
     if args.spark_runs_list and min(args.spark_runs_list) < 1:
         parser.error("--spark-runs needs positive run counts")

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from benchmark.formatting import fmt
 from benchmark.measure import seconds_of
+from benchmark.utilization_markdown import section as _utilization
 
 CHECK_COUNTS = (
     "missing_in_candidate",
@@ -29,7 +30,8 @@ def write_results(report: dict, folder: Path) -> None:
 
 def render(report: dict) -> str:
     sections = (
-        _header, _targets, _fixed_cost, _watch_refresh, _make_sample, _test_suite, _sizes, _where_time_goes, _engines
+        _header, _targets, _fixed_cost, _watch_refresh, _make_sample, _test_suite, _sizes, _where_time_goes,
+        _utilization, _engines,
     )  # fmt: skip
     lines = [line for section in sections for line in section(report)]
     return "\n".join([*lines, *_method(report)])

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from pipeline import REPO
 
-from benchmark import fixed_cost, fresh_clone_tests, make_sample, one_size, other_engines, watch_refresh
+from benchmark import fixed_cost, fresh_clone_tests, make_sample, one_size, other_engines, utilization, watch_refresh
 from benchmark.agreement import TOLERANCE_S
 from benchmark.console import summary
 from benchmark.datasets import BENCH_AS_OF, SHARDED_FROM, LogSettings
@@ -42,6 +42,9 @@ def failures_of(report: dict) -> list[str]:
         failed.append("recording the plans")
     failed += [f"watch over {w['runs']} runs" for w in report.get("watch_refreshes") or [] if _step_failed(w)]
     failed += [f"{entry['runs']}: {', '.join(entry['failures'])}" for entry in report["sizes"] if entry.get("failures")]
+    samples = report.get("utilization") or {}
+    if samples.get("failures"):
+        failed.append(f"utilization over {samples['runs']:,} runs: {', '.join(samples['failures'])}")
     engines = report.get("engines") or {}
     for build in engines.get("builds", []):
         if build.get("returncode", 1) != 0 or build.get("parity", {}).get("differences", 0) != 0:
@@ -76,6 +79,7 @@ def run(args: argparse.Namespace, argv: list[str]) -> int:
             "with_tests": args.with_tests,
             "as_of": BENCH_AS_OF,
             "spark_runs": args.spark_runs_list,
+            "utilization_runs": args.with_utilization,
         },
         "sizes": [],
     }
@@ -96,7 +100,7 @@ def run(args: argparse.Namespace, argv: list[str]) -> int:
             meter, work / "fixed_cost", install, settings, args.repeats, args.keep, "plain_dbt" not in args.skip
         )
         save()
-    elif args.size_list or ("watch" not in args.skip and args.watch_list):
+    elif args.size_list or args.with_utilization or ("watch" not in args.skip and args.watch_list):
         print(f"[plans] recording the plans over {runs} runs (the fixed cost step is skipped)", flush=True)
         report["plans"] = fixed_cost.record_plans(meter, work / "plans", install, settings)
         save()
@@ -119,6 +123,9 @@ def run(args: argparse.Namespace, argv: list[str]) -> int:
     for runs in args.size_list:
         entry = one_size.measure(runs, meter, work, install, settings, args.skip, fixed_seconds, args.keep)
         report["sizes"].append(entry)
+        save()
+    if args.with_utilization:
+        report["utilization"] = utilization.measure(args.with_utilization, meter, work, install, args.seed, args.keep)
         save()
     if args.engine_list or args.spark_runs_list:
         report["engines"] = other_engines.measure(
