@@ -20,6 +20,9 @@ def _build(figures: dict | None) -> str:
     replayed = figures.get("replayed") or []
     ran = "plan replayed" if replayed and all(replayed) else "dbt ran"
     text = f"{fmt(figures['seconds'], 2)} s, peak {fmt(figures.get('peak_rss_mb'), 0)} MB; ran: {ran}"
+    phases = figures.get("phases") or {}
+    if phases:
+        text += "; phases: " + ", ".join(f"{name} {fmt(seconds, 2)} s" for name, seconds in phases.items())
     top = ((figures.get("where_time_goes") or {}).get("top_models") or [])[:4]
     if top:
         text += "; slowest models: " + ", ".join(f"{n['name']} {fmt(n['seconds'], 2)} s" for n in top)
