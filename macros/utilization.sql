@@ -178,10 +178,17 @@
     {%- endfor %}
 {%- endmacro %}
 
-{#- fct_run_interval_utilization: one row per measurement a sample holds (the measurements the
-    marts average), as measure and measured_value. -#}
+{#- The measurements the utilization marts average over time, each held on its own by
+    int_run_utilization_spans. -#}
+{% macro held_utilization_measures() -%}
+    {{ return(['gpu_utilization', 'gpu_memory_used', 'gpu_power', 'cpu_utilization']) }}
+{%- endmacro %}
+
+{#- int_run_utilization_spans: one row per measurement a sample holds (held_utilization_measures),
+    as measure and measured_value, with its device's next sample of that measurement
+    (next_<measure>_at of `samples`) as next_sampled_at. -#}
 {% macro utilization_measurement_rows(samples) -%}
-    {%- for measure in ['gpu_utilization', 'gpu_memory_used', 'gpu_power', 'cpu_utilization'] %}
+    {%- for measure in runlens.held_utilization_measures() %}
     select
         run_id,
         rank,
@@ -189,7 +196,8 @@
         gpu_index,
         sampled_at,
         '{{ measure }}' as measure,
-        {{ measure }} as measured_value
+        {{ measure }} as measured_value,
+        next_{{ measure }}_at as next_sampled_at
     from {{ samples }}
     where {{ measure }} is not null
     {%- if not loop.last %}

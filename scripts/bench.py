@@ -2,7 +2,7 @@
 
     .venv/bin/python scripts/bench.py [--sizes 1000,10000,100000,200000] [--with-1m] [--engines postgres,spark]
                                       [--spark-runs 10000,100000] [--with-tests] [--watch-runs 3,200000]
-                                      [--out-dir bench_out]
+                                      [--with-utilization [RUNS]] [--out-dir bench_out]
 
 Needs pandas (pip install -r requirements-bench.txt -c constraints.txt). Every `runlens` command
 runs one installation made fresh for the run (<out-dir>/installation: a copy of the dbt project
@@ -52,19 +52,35 @@ On this machine it measures:
   trace_floor.py: one hand-written DuckDB query computing each step's wall, data loading and GPU
   busy time from the same files, checked against fct_run_steps): what the traces add to the build
   against that floor (the target: at most 2x), with peak memory;
+- with --with-utilization [RUNS] (default 1,000; `--sizes ""` runs it alone), the utilization step
+  (benchmark/utilization.py): RUNS runs of 6 hours with a sample every 15 s of 8 GPUs and the host,
+  as `runlens import` writes a W&B run's system metrics, one file per run (about 13,000 lines and
+  4 MB a run: 11.5 million GPU samples at 1,000 runs; benchmark/utilization_logs.py), and the same
+  runs without their samples; `runlens build` of each into a fresh database (wall time, peak memory,
+  the slowest models); the utilization floor (benchmark/utilization_floor.py: one hand-written DuckDB
+  query over the files that gives every interval's time-weighted mean GPU utilization, each sample
+  held until its GPU's next, at most var utilization_sample_hold_seconds), checked interval by
+  interval against fct_run_interval_utilization.mean_gpu_utilization_pct (mismatches reported);
+  then run 0's file, written without its last hour, grows by it (with samples: that hour's samples,
+  the epoch_end and run_end; without: the two markers), a `runlens build` of each, and the floor
+  checked against the refreshed marts. Issue 45's target: (build with samples - without) <= 2x the
+  floor's query, and the refresh with samples <= the refresh without + one run's share, which this
+  bench takes to be the samples' added build time / RUNS;
 - with --with-tests, clones the committed HEAD into the scratch folder and times pytest there with
   .ci/run's environment (PostgreSQL started beforehand, as for --engines).
 
-Issue 29's targets are judged from these figures (scripts/benchmark/targets.py): met, missed or not
-run. It writes <out-dir>/benchmarks.json and benchmarks.md, and the same to docs/ unless --no-docs,
-and prints a summary. Exit status 1 when a step failed or a figure disagreed; a missed target is no
-failure. Timings are never asserted anywhere; tests/command/test_bench_smoke.py only runs it small.
+Issue 29's targets (and issue 45's, from the utilization step) are judged from these figures
+(scripts/benchmark/targets.py): met, missed or not run. It writes <out-dir>/benchmarks.json and
+benchmarks.md, and the same to docs/ unless --no-docs, and prints a summary. Exit status 1 when a
+step failed or a figure disagreed; a missed target is no failure. Timings are never asserted
+anywhere; tests/command/test_bench_smoke.py only runs it small.
 
 Internal modes (run as subprocesses so that each is timed and measured alone):
     bench.py _floor RAW_DIR MARTS_DB OUT_JSON
     bench.py _fair_floor RAW_DIR MARTS_DB OUT_JSON
     bench.py _pandas RAW_DIR MARTS_DB OUT_JSON
     bench.py _trace_floor RAW_DIR MARTS_DB OUT_JSON
+    bench.py _utilization_floor RAW_DIR MARTS_DB OUT_JSON
     bench.py _spark_build OUT_JSON [scripts/engine_build.py's arguments]  (its reader timed into OUT_JSON)
 and, to write the docs again from a saved run (bench_out/benchmarks.json is written after each step):
     bench.py _render BENCHMARKS_JSON OUT_DIR [ENGINES_STATUS]
@@ -92,6 +108,7 @@ BASELINE_MODULES = {
     "_fair_floor": "benchmark.fair_floor",
     "_pandas": "benchmark.pandas_baseline",
     "_trace_floor": "benchmark.trace_floor",
+    "_utilization_floor": "benchmark.utilization_floor",
 }
 
 
@@ -184,6 +201,17 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument(
         "--trace-events", type=int, default=100_000, help="events per trace of the traces step (default: %(default)s)"
     )
+    parser.add_argument(
+        "--with-utilization",
+        type=int,
+        nargs="?",
+        const=1_000,
+        default=None,
+        metavar="RUNS",
+        help="also the utilization step: RUNS runs (default 1000) of 6 hours with samples every 15 s of 8 GPUs and "
+        "the host, built with and without their samples, against the floor of the samples; about 13,000 lines "
+        "(6 MB) a run",
+    )
     parser.add_argument("--keep", action="store_true", help="keep the generated logs and databases")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--shard-runs", type=int, default=10_000)
@@ -196,8 +224,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     if args.repeats < 1:
         parser.error("--repeats needs at least 1")
     sizes = sorted({int(s) for s in args.sizes.split(",") if s.strip()} | ({ONE_MILLION} if args.with_1m else set()))
-    if (not sizes and not args.with_traces) or (sizes and min(sizes) < 1):
-        parser.error("--sizes needs positive run counts")
+    if (not sizes and args.with_utilization is None and not args.with_traces) or (sizes and min(sizes) < 1):
+        parser.error("--sizes needs positive run counts (it may be empty with --with-utilization or --with-traces)")
     args.size_list = sizes
     args.watch_list = sorted({int(s) for s in args.watch_runs.split(",") if s.strip()})
     if args.watch_list and min(args.watch_list) < 1:
@@ -206,6 +234,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     unknown = set(args.engine_list) - set(ENGINES)
     if unknown:
         parser.error(f"unknown --engines: {', '.join(sorted(unknown))}")
+    if args.with_utilization is not None and args.with_utilization < 1:
+        parser.error("--with-utilization needs a positive run count")
     args.spark_runs_list = sorted({int(s) for s in args.spark_runs.split(",") if s.strip()})
     if args.spark_runs_list and min(args.spark_runs_list) < 1:
         parser.error("--spark-runs needs positive run counts")

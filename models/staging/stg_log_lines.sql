@@ -12,7 +12,7 @@
 {%- set event_fields = [
     'run_id', 'event', 'ts', 'step', 'epoch', 'collection', 'task', 'config', 'status', 'wall_seconds',
     'sections', 'final', 'source_format', 'source_path', 'is_approximate', 'approximation', 'resources',
-    'rank', 'world_size', 'collective_sections'
+    'rank', 'world_size', 'collective_sections', 'gpu', 'host', 'measurements', 'units'
 ] %}
 with
 
@@ -147,7 +147,15 @@ fields as {{ runlens.materialized_cte() }} (
         {{ runlens.json_kind('doc_fields', 'world_size') }} as world_size_kind,
         {{ runlens.json_text('doc_fields', 'world_size') }} as world_size_text,
         {{ runlens.json_kind('doc_fields', 'collective_sections') }} as collective_sections_kind,
-        {{ runlens.json_value('doc_fields', 'collective_sections') }} as collective_sections
+        {{ runlens.json_value('doc_fields', 'collective_sections') }} as collective_sections,
+        {{ runlens.json_kind('doc_fields', 'gpu') }} as gpu_kind,
+        {{ runlens.json_text('doc_fields', 'gpu') }} as gpu_text,
+        {{ runlens.json_kind('doc_fields', 'host') }} as host_kind,
+        {{ runlens.json_text('doc_fields', 'host') }} as host_text,
+        {{ runlens.json_kind('doc_fields', 'measurements') }} as measurements_kind,
+        {{ runlens.json_value('doc_fields', 'measurements') }} as measurements,
+        {{ runlens.json_kind('doc_fields', 'units') }} as units_kind,
+        {{ runlens.json_value('doc_fields', 'units') }} as units
     from documents
 ),
 
@@ -233,7 +241,7 @@ event_lines as (
         is_blank,
         reject_reason,
         is_other_event,
-        -- a sample's own fields are read by int_utilization_samples, from its text
+        -- a sample's text is kept for fct_rejected_lines (int_utilization_samples may reject it)
         case when reject_reason is not null or is_other_event or event_type = 'sample' then raw_text end as raw_text,
         case when reject_reason is null then run_id end as run_id,
         -- the run a rejected line names, so a page of that run's collection counts the loss
@@ -283,6 +291,17 @@ event_lines as (
             when reject_reason is null and approximation_kind = 'string' and is_approximate_text = 'true'
                 then approximation
         end as approximation,
+        -- a valid sample's own fields as this parse read them, so that int_utilization_samples
+        -- checks them without parsing the line again
+        case when reject_reason is null and event_type = 'sample' then gpu_kind end as sample_gpu_kind,
+        case when reject_reason is null and event_type = 'sample' then gpu_text end as sample_gpu_text,
+        case when reject_reason is null and event_type = 'sample' then host_kind end as sample_host_kind,
+        case when reject_reason is null and event_type = 'sample' then host_text end as sample_host_text,
+        case when reject_reason is null and event_type = 'sample' then measurements_kind end
+            as sample_measurements_kind,
+        case when reject_reason is null and event_type = 'sample' then measurements end as sample_measurements,
+        case when reject_reason is null and event_type = 'sample' then units_kind end as sample_units_kind,
+        case when reject_reason is null and event_type = 'sample' then units end as sample_units,
         size_bytes,
         modified_at,
         is_gzip,
@@ -323,6 +342,14 @@ final as (
         source_path,
         is_approximate,
         approximation,
+        sample_gpu_kind,
+        sample_gpu_text,
+        sample_host_kind,
+        sample_host_text,
+        sample_measurements_kind,
+        sample_measurements,
+        sample_units_kind,
+        sample_units,
         size_bytes,
         modified_at,
         is_gzip,

@@ -16,10 +16,13 @@ make_sample       `make sample` from an empty database to rendered reports
 fresh_clone_tests pytest on a fresh clone of the committed HEAD
 other_engines     the same marts on PostgreSQL and Spark, checked against DuckDB's; Spark by size
 one_size          one size end to end, every build `runlens build`
+utilization       the utilization step: builds with and without samples, their floor, the refreshes
+utilization_logs  its logs: runs of 6 h with samples of 8 GPUs and the host every 15 s, one file a run
+utilization_floor its floor: one DuckDB query giving every interval's time-weighted mean GPU use
 runner            the whole run: every step, the targets, the files written
 targets           ratios and the target rows (figure, threshold, verdict)
 machine           what the machine is
-markdown          docs/benchmarks.md and benchmarks.json
+markdown          docs/benchmarks.md and benchmarks.json (utilization_markdown: its utilization section)
 console           the summary printed at the end
 formatting        numbers as the tables show them
 """

@@ -74,6 +74,19 @@ def summary(report: dict) -> str:
         text.append(
             f"tests on a fresh clone: {fmt(tests.get('seconds'))} s, exit {tests['returncode']}: {tests.get('summary')}"
         )
+    samples = report.get("utilization")
+    if samples:
+        figures = samples.get("figures") or {}
+        check = ((samples.get("floor") or {}).get("check") or {}).get("ok")
+        text.append(
+            f"utilization ({samples['runs']:,} runs): build with samples "
+            f"{fmt(seconds_of(samples.get('build_with_samples')), 1)} s, "
+            f"without {fmt(seconds_of(samples.get('build_without_samples')), 1)} s, floor "
+            f"{fmt(seconds_of(samples.get('floor')), 2)} s (marts agree: {check}), refresh with "
+            f"{fmt(seconds_of(samples.get('refresh_with_samples')), 2)} s, without "
+            f"{fmt(seconds_of(samples.get('refresh_without_samples')), 2)} s, one run's share "
+            f"{fmt(figures.get('run_share_seconds'), 4)} s"
+        )
     for row in report["targets"]:
         text.append(
             f"target: {row['target']} @ {fmt(row['size'])}: {fmt(row['figure'], 2)} ({row['threshold']}) "

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from benchmark.formatting import fmt
 from benchmark.measure import seconds_of
+from benchmark.utilization_markdown import section as _utilization
 
 CHECK_COUNTS = (
     "missing_in_candidate",
@@ -29,8 +30,8 @@ def write_results(report: dict, folder: Path) -> None:
 
 def render(report: dict) -> str:
     sections = (
-        _header, _targets, _fixed_cost, _watch_refresh, _make_sample, _test_suite, _sizes, _where_time_goes, _engines,
-        _traces,
+        _header, _targets, _fixed_cost, _watch_refresh, _make_sample, _test_suite, _sizes, _where_time_goes,
+        _utilization, _traces, _engines,
     )  # fmt: skip
     lines = [line for section in sections for line in section(report)]
     return "\n".join([*lines, *_method(report)])
@@ -558,7 +559,8 @@ def _method(report: dict) -> list[str]:
         "100,000 runs (about 1.0M lines: ~10.1 lines a "
         "run, not 12), 200,000 and, with `--with-1m`, 1,000,000 runs; the Spark targets from the engines step at "
         "100,000 runs (`--engines spark`, or `--spark-runs 10000,100000` for reading linear from 10k: the reader's "
-        "seconds per line at 100k at most 1.5x those at 10k). The simple floor's ratio is shown, no target. "
+        "seconds per line at 100k at most 1.5x those at 10k); issue 45's utilization target at 1,000 runs "
+        "(`--with-utilization`, section Utilization samples). The simple floor's ratio is shown, no target. "
         "Memory: MB = 10^6 bytes.",
         "",
     ]

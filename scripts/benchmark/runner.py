@@ -15,7 +15,16 @@ from pathlib import Path
 
 from pipeline import REPO
 
-from benchmark import fixed_cost, fresh_clone_tests, make_sample, one_size, other_engines, trace_builds, watch_refresh
+from benchmark import (
+    fixed_cost,
+    fresh_clone_tests,
+    make_sample,
+    one_size,
+    other_engines,
+    trace_builds,
+    utilization,
+    watch_refresh,
+)
 from benchmark.agreement import TOLERANCE_S
 from benchmark.console import summary
 from benchmark.datasets import BENCH_AS_OF, SHARDED_FROM, LogSettings
@@ -47,6 +56,9 @@ def failures_of(report: dict) -> list[str]:
     failed += [f"traces: {name}" for name in steps if _step_failed(traces.get(name))]
     if traces.get("floor", {}).get("check", {}).get("ok") is False:
         failed.append("traces: the floor disagrees with fct_run_steps")
+    samples = report.get("utilization") or {}
+    if samples.get("failures"):
+        failed.append(f"utilization over {samples['runs']:,} runs: {', '.join(samples['failures'])}")
     engines = report.get("engines") or {}
     for build in engines.get("builds", []):
         if build.get("returncode", 1) != 0 or build.get("parity", {}).get("differences", 0) != 0:
@@ -81,6 +93,7 @@ def run(args: argparse.Namespace, argv: list[str]) -> int:
             "with_tests": args.with_tests,
             "as_of": BENCH_AS_OF,
             "spark_runs": args.spark_runs_list,
+            "utilization_runs": args.with_utilization,
         },
         "sizes": [],
     }
@@ -101,7 +114,7 @@ def run(args: argparse.Namespace, argv: list[str]) -> int:
             meter, work / "fixed_cost", install, settings, args.repeats, args.keep, "plain_dbt" not in args.skip
         )
         save()
-    elif args.size_list or args.with_traces or ("watch" not in args.skip and args.watch_list):
+    elif args.size_list or args.with_utilization or args.with_traces or ("watch" not in args.skip and args.watch_list):
         print(f"[plans] recording the plans over {runs} runs (the fixed cost step is skipped)", flush=True)
         report["plans"] = fixed_cost.record_plans(meter, work / "plans", install, settings)
         save()
@@ -129,6 +142,8 @@ def run(args: argparse.Namespace, argv: list[str]) -> int:
         report["traces"] = trace_builds.measure(
             meter, work / "traces", install, args.trace_runs, args.trace_events, args.keep
         )
+    if args.with_utilization:
+        report["utilization"] = utilization.measure(args.with_utilization, meter, work, install, args.seed, args.keep)
         save()
     if args.engine_list or args.spark_runs_list:
         report["engines"] = other_engines.measure(

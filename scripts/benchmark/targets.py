@@ -1,6 +1,7 @@
-"""The ratios of each size, and issue 29's targets as rows of figure, threshold and verdict (met,
-missed, not run, or failed when the step that gives the figure failed). A missed target is a
-finding, not an error: only failed steps and disagreeing checks fail the bench."""
+"""The ratios of each size, and issue 29's targets and issue 45's utilization target as rows of
+figure, threshold and verdict (met, missed, not run, or failed when the step that gives the figure
+failed). A missed target is a finding, not an error: only failed steps and disagreeing checks fail
+the bench."""
 
 from __future__ import annotations
 
@@ -32,6 +33,12 @@ SPARK_SMALL_RUNS = 10_000
 SPARK_BUILD_MAX_SECONDS = 900.0  # 15 minutes
 SPARK_READING_MAX_RATIO = 1.5
 TRACES_MAX_MULTIPLE = 2.0  # what the traces add to the build, at most this multiple of their floor
+# issue 45's utilization target, at UTILIZATION_RUNS runs (--with-utilization): what the samples add
+# to the full build (with samples - without) at most UTILIZATION_MAX_RATIO x the floor that reads
+# them (benchmark/utilization_floor.py); a refresh after one run's samples grew no longer than the
+# same refresh without samples plus that run's share (the samples' added build time / the runs)
+UTILIZATION_RUNS = 1_000
+UTILIZATION_MAX_RATIO = 2.0
 
 
 def ratios(entry: dict, fixed_cost_seconds: float | None) -> dict:
@@ -172,6 +179,31 @@ def spark_rows(engines: dict | None) -> list[dict]:
     return rows
 
 
+def utilization_rows(entry: dict | None) -> list[dict]:
+    """Issue 45's two rows, judged at UTILIZATION_RUNS runs only (another size gives "not run")."""
+    entry = entry if entry and entry.get("runs") == UTILIZATION_RUNS else None
+    figures = (entry or {}).get("figures") or {}
+
+    def failed(*steps: str) -> bool:
+        return entry is not None and any(_failed(entry.get(step)) for step in steps)
+
+    added, refresh = figures.get("added_over_floor"), figures.get("refresh_over_budget")
+    return [
+        _row(
+            "samples' added build time / utilization floor ((build with samples - without) / the floor's query)",
+            UTILIZATION_RUNS, added, f"<= {UTILIZATION_MAX_RATIO:g}x",
+            added is not None and added <= UTILIZATION_MAX_RATIO,
+            failed("build_with_samples", "build_without_samples", "floor"),
+        ),
+        _row(
+            "refresh after one run's samples grew / (the same refresh without samples + one run's share of the "
+            "samples' added build time)",
+            UTILIZATION_RUNS, refresh, "<= 1x", refresh is not None and refresh <= 1.0,
+            failed("build_with_samples", "build_without_samples", "refresh_with_samples", "refresh_without_samples"),
+        ),
+    ]  # fmt: skip
+
+
 def _row(target: str, size, figure: float | None, threshold: str, met: bool, failed: bool) -> dict:
     """met: whether the figure meets the threshold (read only when there is a figure)."""
     if failed:
@@ -245,6 +277,7 @@ def targets(report: dict) -> list[dict]:
                 multiple, f"<= {TRACES_MAX_MULTIPLE:g}x", bool(traces.get("target_met")), failed,
             )
         )  # fmt: skip
+    rows += utilization_rows(report.get("utilization"))
     sample = report.get("make_sample")
     sample_seconds = seconds_of(sample)
     rows.append(

@@ -19,7 +19,7 @@ from collections import Counter
 import bench  # scripts/ is on pytest's pythonpath (pyproject.toml)
 import generate_sample as gen
 import pytest
-from benchmark import fair_floor, fresh_clone_tests, make_sample
+from benchmark import fair_floor, fresh_clone_tests, make_sample, utilization
 from benchmark.measure import Meter
 from benchmark.targets import targets
 from pipeline import REPO
@@ -70,13 +70,15 @@ def test_scale_timestamps_match_datetime():
 
 @prebuilt(first=True)
 def bench_run(builds: Prebuilds):
-    """The benchmark at 200 runs, run in the background: its finished process and its folder."""
+    """The benchmark at 200 runs (and the utilization step at 2 runs), run in the background: its
+    finished process and its folder."""
     out = builds.mktemp("bench") / "bench"
     # the plain `dbt build` (timings only: three more dbt processes) and `make sample` (it writes the
     # repository's reports/) are left out to keep this short; the fixed cost runs twice instead of
     # three times
     command = [sys.executable, str(BENCH), "--sizes", "200", "--out-dir", str(out), "--no-docs", "--repeats", "2"]
     command += ["--watch-runs", "3", "--with-traces", "--trace-runs", "2", "--trace-events", "1000"]
+    command += ["--with-utilization", "2"]
     result = subprocess.run(
         [*command, "--skip", "plain_dbt,make_sample"],
         capture_output=True,
@@ -156,8 +158,11 @@ def test_bench_runs_end_to_end_and_its_readings_agree(bench_run):
     assert large_watch_row["size"] == 200_000  # not measured here
     spark_rows = [row for row in size_rows if row["target"].startswith("Spark")]
     assert len(spark_rows) == 3 and {row["size"] for row in spark_rows} == {100_000}
+    utilization_rows = size_rows[-2:]  # judged at 1,000 runs only: the 2 runs here are no target size
+    assert [row["size"] for row in utilization_rows] == [1_000, 1_000]
+    assert {row["verdict"] for row in utilization_rows} == {"not run"}
     # 200 runs is no target size
-    assert {row["size"] for row in size_rows if row not in spark_rows} == {100_000, 200_000, 1_000_000}
+    assert {row["size"] for row in size_rows[:-2] if row not in spark_rows} == {100_000, 200_000, 1_000_000}
     not_run = [plain_row, large_watch_row, *size_rows, sample_row, tests_row]
     assert {row["verdict"] for row in not_run} == {"not run"}
     markdown = (out / "benchmarks.md").read_text()
@@ -165,6 +170,42 @@ def test_bench_runs_end_to_end_and_its_readings_agree(bench_run):
     assert "## Fixed cost" in markdown and "| **median** |" in markdown
     assert "## A refresh inside `runlens watch`" in markdown
     assert "## Profiler traces" in markdown and "Floor check: agree (steps, wall, data loading" in markdown
+    assert "## Utilization samples (`--with-utilization`)" in markdown
+
+
+def test_utilization_step_builds_with_and_without_samples_and_the_floor_agrees(bench_run):
+    """The utilization step at 2 runs: both builds and both refreshes replay a plan; the floor's
+    interval means equal the marts' before and after the refresh. Intervals, worked out from the
+    generator (benchmark/utilization_logs.py): a whole run has 8 markers (run_start, 5 checkpoints,
+    epoch_end, run_end), so 7 intervals; run 0 is first written without its last hour (run_start
+    and 5 checkpoints: 5 intervals), 7 once it grew: 7 + 5 = 12, then 14. Its growth: the last
+    hour's markers (epoch_end, run_end) and, with samples, that hour's ticks of 9 lines each."""
+    result, out = bench_run
+    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-4000:]
+    entry = json.loads((out / "benchmarks.json").read_text())["utilization"]
+    assert entry["runs"] == 2 and entry["failures"] == [], entry["failures"]
+    generated = entry["generate"]
+    # every tick is 8 GPU samples and the host's
+    assert generated["sample_lines"] % 9 == 0 and generated["gpu_samples"] == generated["sample_lines"] // 9 * 8
+    assert generated["lines_with_samples"] == generated["sample_lines"] + 8 + 6
+    for step in ("build_with_samples", "build_without_samples", "refresh_with_samples", "refresh_without_samples"):
+        figures = entry[step]
+        assert figures["returncode"] == 0 and figures["replayed"] == [True], (step, figures)
+        assert figures["seconds"] > 0 and figures["peak_rss_mb"] > 0 and not figures["nothing_changed"], step
+    assert entry["refresh_without_samples"]["lines_appended"] == 2
+    grown = entry["refresh_with_samples"]
+    assert grown["lines_appended"] == grown["sample_lines_appended"] + 2 and grown["sample_lines_appended"] % 9 == 0
+    # an hour of ticks every 15 +- 0.5 s: between 3600 / 15.5 and 3600 / 14.5 ticks
+    assert 232 <= grown["sample_lines_appended"] // 9 <= 249
+    for name, intervals in (("floor", 12), ("floor_after_refresh", 14)):
+        check = entry[name]["check"]
+        assert check["ok"], (name, check)
+        assert check["intervals_compared"] == check["means_compared"] == intervals, (name, check)
+        assert check["mean_mismatches"] == check["missing_in_floor"] == check["missing_in_marts"] == 0
+    figures = entry["figures"]
+    added = entry["build_with_samples"]["seconds"] - entry["build_without_samples"]["seconds"]
+    assert figures["added_seconds"] == pytest.approx(added, abs=2e-3)
+    assert figures["run_share_seconds"] == pytest.approx(added / 2, abs=1e-3)
 
 
 def test_a_baseline_not_written_yet_is_not_run(tmp_path, monkeypatch):
@@ -247,6 +288,24 @@ def test_targets_verdicts():
         },
         "make_sample": {"seconds": 8.1, "returncode": 0},
         "test_suite": {"seconds": 120.0, "returncode": 1},
+        # the samples add 60 s (100 - 40) against a 20 s floor: 3x, missed; one run's share is
+        # 60 / 1000 = 0.06 s, so the refresh's budget is 4.97 + 0.06 = 5.03 s: 5.0 s is met
+        "utilization": {
+            "runs": 1_000,
+            "build_with_samples": {"seconds": 100.0, "returncode": 0},
+            "build_without_samples": {"seconds": 40.0, "returncode": 0},
+            "floor": {"seconds": 20.0, "returncode": 0},
+            "refresh_with_samples": {"seconds": 5.0, "returncode": 0},
+            "refresh_without_samples": {"seconds": 4.97, "returncode": 0},
+        },
+    }
+    report["utilization"]["figures"] = utilization.figures_of(report["utilization"])
+    assert report["utilization"]["figures"] == {
+        "added_seconds": 60.0,
+        "run_share_seconds": 0.06,
+        "added_over_floor": 3.0,
+        "refresh_budget_seconds": 5.03,
+        "refresh_over_budget": 0.99,
     }
     rows = targets(report)
     verdicts = {(row["target"].split(" (")[0].split(":")[0], row["size"]): row["verdict"] for row in rows}
@@ -265,6 +324,8 @@ def test_targets_verdicts():
         ("Spark on this machine", 100_000): "missed",
         ("Spark reading linear from 10,000 runs", 100_000): "missed",
         ("Spark's marts the same as DuckDB's", 100_000): "met",
+        ("samples' added build time / utilization floor", 1_000): "missed",
+        ("refresh after one run's samples grew /", 1_000): "met",
         ("`make sample` once installed, empty database to rendered reports", "sample"): "missed",
         ("pytest of `make test` on a fresh clone", None): "failed",
     }
@@ -273,19 +334,26 @@ def test_targets_verdicts():
     assert not any("simple floor" in row["target"] for row in rows)  # a reported figure, no target
 
 
+def spark_target_rows(rows):
+    return [row for row in rows if row["target"].startswith("Spark")]
+
+
 def test_spark_targets_from_the_engines_large_dataset_and_failures():
     """--engines spark at --engine-runs 100000 gives the 100k build and parity; without 10k runs the
     reading is not judged; a failed Spark build or parity check is "failed"."""
     large = {"engine": "spark", "dataset": "large", **spark_build(800.0, 100.0, 1_000_000, differences=3)}
     engines = {"large_runs": 100_000, "builds": [{"engine": "duckdb", "dataset": "large", "returncode": 0}, large]}
-    spark = {row["target"].split(" ")[1]: row["verdict"] for row in targets({"sizes": [], "engines": engines})[-5:-2]}
+    spark = {
+        row["target"].split(" ")[1]: row["verdict"]
+        for row in spark_target_rows(targets({"sizes": [], "engines": engines}))
+    }
     assert spark == {"on": "met", "reading": "not run", "marts": "missed"}
     large["returncode"] = 1
     engines["spark_sizes"] = [{"runs": 10_000, "spark": spark_build(120.0, 10.0, 100_000)}]
-    spark = [row["verdict"] for row in targets({"sizes": [], "engines": engines})[-5:-2]]
+    spark = [row["verdict"] for row in spark_target_rows(targets({"sizes": [], "engines": engines}))]
     assert spark == ["failed", "failed", "failed"]
     large["returncode"], large["parity"] = 0, {"differences": None, "error": "boom"}
-    spark = [row["verdict"] for row in targets({"sizes": [], "engines": engines})[-5:-2]]
+    spark = [row["verdict"] for row in spark_target_rows(targets({"sizes": [], "engines": engines}))]
     assert spark == ["met", "met", "failed"]
 
 

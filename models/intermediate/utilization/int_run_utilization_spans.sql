@@ -13,19 +13,24 @@ samples as (
     where occurrence = 1 and {{ runlens.is_run_to_compute('run_id') }}
 ),
 
-measurements as (
-    -- one row per measurement a sample holds: each is held on its own (a device's next sample may
-    -- not measure the same thing)
-    {{ runlens.utilization_measurement_rows('samples') }}
+next_samples as (
+    -- each sample with its device's next sample of each measurement (a device's next sample may
+    -- not measure the same thing, so each is held on its own): the samples sorted once by device
+    -- and time, a device's samples unique in time (occurrence 1)
+    select
+        *,
+        {%- for measure in runlens.held_utilization_measures() %}
+            min(case when {{ measure }} is not null then sampled_at end) over (
+                partition by run_id, rank, host, gpu_index order by sampled_at
+                rows between 1 following and unbounded following
+            ) as next_{{ measure }}_at{% if not loop.last %},{% endif %}
+        {%- endfor %}
+    from samples
 ),
 
 held as (
-    select
-        *,
-        lead(sampled_at) over (
-            partition by run_id, rank, host, gpu_index, measure order by sampled_at
-        ) as next_sampled_at
-    from measurements
+    -- one row per measurement a sample holds
+    {{ runlens.utilization_measurement_rows('next_samples') }}
 ),
 
 final as (

@@ -1,57 +1,33 @@
 -- depends_on: {{ ref('int_run_versions') }}
 -- Every utilization sample line (event `sample`, input_contract.md "Utilization samples") with its
--- own fields read and checked: the device it measured (`gpu`, else the host), the host that took
--- it, and each measurement runlens reads in its stored unit (macros/utilization.sql). A line that
+-- own fields checked, as stg_log_lines' parse read them (its sample_* columns: a line is parsed
+-- once): the device it measured (`gpu`, else the host), the host that took it, and each
+-- measurement runlens reads in its stored unit (macros/utilization.sql). A line that
 -- breaks a rule gets `bad_sample` and a detail that says which rule (fct_rejected_lines lists it);
 -- a valid sample gets its occurrence among exact copies (same run, rank, host, device and time:
 -- the first by file and line is occurrence 1, the one the marts read).
 -- Incremental by run (macros/run_versions.sql). Grain: one row per sample line.
 {%- set measure_names = runlens.utilization_measures() | map(attribute='name') | list %}
-{%- set sample_fields = ['gpu', 'host', 'measurements', 'units'] %}
 with
 
 sample_lines as (
+    -- a sample's own fields as stg_log_lines' parse read them (the line is parsed once)
     select
         file_path,
         line_number,
         run_id,
         coalesce(rank, 0) as rank,
         event_at as sampled_at,
-        raw_text
+        sample_gpu_kind as gpu_kind,
+        sample_gpu_text as gpu_text,
+        sample_host_kind as host_kind,
+        sample_host_text as host_text,
+        sample_measurements_kind as measurements_kind,
+        sample_measurements as measurements,
+        sample_units_kind as units_kind,
+        sample_units as units
     from {{ ref('stg_log_lines') }}
     where event_type = 'sample' and reject_reason is null and {{ runlens.is_run_to_compute('run_id') }}
-),
-
-parsed as {{ runlens.materialized_cte() }} (
-    select
-        *,
-        {{ runlens.try_parse_json('raw_text', sample_fields) }} as doc
-    from sample_lines
-),
-
-documents as (
-    select
-        *,
-        {{ runlens.parsed_fields('doc', sample_fields) }} as doc_fields
-    from parsed
-),
-
-fields as (
-    select
-        file_path,
-        line_number,
-        run_id,
-        rank,
-        sampled_at,
-        {{ runlens.json_kind('doc_fields', 'gpu') }} as gpu_kind,
-        {{ runlens.json_text('doc_fields', 'gpu') }} as gpu_text,
-        {{ runlens.json_kind('doc_fields', 'host') }} as host_kind,
-        {{ runlens.json_text('doc_fields', 'host') }} as host_text,
-        {{ runlens.json_kind('doc_fields', 'measurements') }} as measurements_kind,
-        {{ runlens.json_value('doc_fields', 'measurements') }} as measurements,
-        {{ runlens.json_kind('doc_fields', 'units') }} as units_kind,
-        {{ runlens.json_value('doc_fields', 'units') }} as units
-    from documents
 ),
 
 members as {{ runlens.materialized_cte() }} (
@@ -60,7 +36,7 @@ members as {{ runlens.materialized_cte() }} (
         case when measurements_kind = 'object' then {{ runlens.object_fields('measurements', measure_names) }} end
             as measure_fields,
         case when units_kind = 'object' then {{ runlens.object_fields('units', measure_names) }} end as unit_fields
-    from fields
+    from sample_lines
 ),
 
 measured as {{ runlens.materialized_cte() }} (
