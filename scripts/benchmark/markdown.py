@@ -559,7 +559,7 @@ def _method(report: dict) -> list[str]:
         "100,000 runs (about 1.0M lines: ~10.1 lines a "
         "run, not 12), 200,000 and, with `--with-1m`, 1,000,000 runs; the Spark targets from the engines step at "
         "100,000 runs (`--engines spark`, or `--spark-runs 10000,100000` for reading linear from 10k: the reader's "
-        "seconds per line at 100k at most 1.5x those at 10k); issue 45's utilization target at 1,000 runs "
+        "seconds per line at 100k at most 1.5x those at 10k); the utilization target at 1,000 runs "
         "(`--with-utilization`, section Utilization samples). The simple floor's ratio is shown, no target. "
         "Memory: MB = 10^6 bytes.",
         "",
