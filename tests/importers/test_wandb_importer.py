@@ -259,9 +259,18 @@ def test_the_project_folder_gives_every_run_once_with_no_rejects(project, tmp_pa
     assert sorted(runs) == sorted(f"{PROJECT}/{run_id}" for run_id in IDS.values())
     assert rejects(tmp_path / "out") == []
     err = capsys.readouterr().err.strip().splitlines()
-    # nine run files (the resumed run has two sessions); the records, manifest, requirements.txt,
+    # nine run files (the resumed run has two sessions), and the HF run's three trainer_state.json
+    # (out-hf/checkpoint-200, -400, -600), read as framework reports: they state no eval_runtime and
+    # no train_runtime, so each is a note and no section; the records, manifest, requirements.txt,
     # output.log and W&B's debug logs beside them are not taken for logs
-    assert err[-1].startswith("imported 8 runs (wandb 8) from 9 files into ")
+    assert err[-1].startswith("imported 8 runs (wandb 8) from 12 files into ")
+    assert err[-1].endswith("no rejects; 3 notes above")
+    notes = [line for line in err if line.startswith("note: ")]
+    assert len(notes) == 3 and all(
+        "/out-hf/checkpoint-" in note
+        and note.endswith("trainer_state.json: states no eval_runtime and no train_runtime: no section to write")
+        for note in notes
+    )
     assert (tmp_path / "out" / "wandb" / PROJECT / "rlresum1.jsonl").is_file()
 
 
