@@ -65,8 +65,8 @@ def simple_totals(report: Path) -> dict[str, float]:
     totals = {}
     for line in report.read_text().splitlines():
         cells = [cell.strip() for cell in line.split("|")]
-        if line.startswith("|") and cells[1] not in ("Action", "Total"):
-            totals[cells[1]] = float(cells[4])
+        if line.startswith("|") and cells[1] != "Action":
+            totals[cells[1]] = float(cells[4])  # `Total`: the whole profiled fit
     return totals
 
 
@@ -98,10 +98,9 @@ def test_simple_profiler_report_becomes_the_sections_of_its_run(trainings, tmp_p
     }
     assert profile["sections"] == pytest.approx(expected, abs=1e-6)
     assert profile["sections"]["evaluation"] >= VALIDATION_CALLS * VALIDATION_SLEEP
-    # no second twice: the chosen actions do not nest, so they add up to no more than the fit
-    # (run_training_epoch holds the steps, fetches and validations; the sanity check's 2
-    # validation batches and the saves lie outside it)
-    assert sum(expected.values()) <= totals["run_training_epoch"] + totals["save_checkpoint"] + 3 * 0.06
+    # no second twice: the chosen actions do not nest, so they add up to no more than the whole
+    # profiled fit (the report's `Total` row), however slow the machine
+    assert sum(expected.values()) <= totals["Total"]
     run_end = next(line for line in lines if line["event"] == "run_end")
     run_start = next(line for line in lines if line["event"] == "run_start")
     assert profile["ts"] == run_end["ts"] and profile["final"] is True
