@@ -8,8 +8,9 @@ some before the events and some after), and the `traceEvents` array one event at
 fit in LARGEST_VALUE_CHARS, bad JSON or a file cut short stops the reading with its reason; the
 events read before it are kept (read_error says why the trace is not whole).
 
-An event is kept when it is complete (`ph` `X`) with a category other than `Trace` (the profiler's
-own span) and numeric `ts` and `dur`: the rows of the raw table trace_events.
+Of a key written twice in one event or value, the first counts (first_wins). An event is kept when
+it is complete (`ph` `X`) with a category other than `Trace` (the profiler's own span) and numeric
+`ts` and `dur`: the rows of the raw table trace_events.
 """
 
 from __future__ import annotations
@@ -27,12 +28,21 @@ from runlens.raw_logs.listing import LogFile
 
 CHUNK_CHARS = 1 << 20
 LARGEST_VALUE_CHARS = 64 << 20  # an event or header value larger than this stops the reading
-DECODER = json.JSONDecoder()
+
+
+def first_wins(pairs: list) -> dict:
+    """An object whose key is written twice keeps the first (as DuckDB's JSON functions do: trace_decoding.py)."""
+    decoded = dict(pairs)
+    return decoded if len(decoded) == len(pairs) else dict(reversed(pairs))
+
+
+DECODER = json.JSONDecoder(object_pairs_hook=first_wins)
 SPACE = re.compile(r"[ \t\r\n]*")
 DELIMITER = re.compile(r"[ \t\r\n]*([,\]])[ \t\r\n]*")  # what follows an event of traceEvents
 # a rank in the file name when the trace does not say it (distributedInfo): `rank-3`, `rank_3`,
 # `rank3`, `worker3` (not `workers_3`)
 RANK_IN_NAME = re.compile(r"(?:^|[^A-Za-z])(?:rank[-_]?|worker)(\d+)(?![A-Za-z])", re.IGNORECASE)
+INTEGER_TEXT = re.compile(r"[ \t\r\n]*(-?[0-9]{1,19})[ \t\r\n]*")
 CURRENT_CATEGORIES = {"cpu_op", "kernel", "cuda_runtime", "gpu_memcpy", "gpu_memset", "user_annotation"}
 LEGACY_CATEGORIES = {"Operator", "Kernel", "Runtime", "Memcpy", "Memset"}
 
@@ -187,7 +197,8 @@ def events(buffer: Buffer, header: TraceHeader) -> Iterator[tuple[int, dict]]:
         if kept(event):
             header.event_count += 1
             header.categories.add(event["cat"])
-            start, end = event["ts"], event["ts"] + event["dur"]
+            start = float(event["ts"])
+            end = start + float(event["dur"])
             if header.first_ts is None or start < header.first_ts:
                 header.first_ts = start
             if header.last_end_ts is None or end > header.last_end_ts:
@@ -212,13 +223,13 @@ def kept(event) -> bool:
 
 def as_integer(value) -> int | None:
     """An integer argument (a stream, a device, a correlation id) that a bigint holds, else None;
-    `"7"` is 7."""
+    `"7"` is 7 (ASCII digits, with blanks, tabs and line breaks around them)."""
     if isinstance(value, bool):
         return None
     if isinstance(value, float) and value.is_integer():
         value = int(value)
-    elif isinstance(value, str) and re.fullmatch(r"-?\d{1,19}", value.strip()):
-        value = int(value)
+    elif isinstance(value, str) and (digits := INTEGER_TEXT.fullmatch(value)):
+        value = int(digits.group(1))
     if isinstance(value, int) and -(2**63) <= value < 2**63:
         return value
     return None
