@@ -52,21 +52,34 @@
     end
 {%- endmacro %}
 
-{#- The GPU time split of per-keys busy layers `layers` (merged_busy_time over keys and layer):
+{#- The layers an event of work layer own_layer is merged in (def_gpu_time): its own and every later
+    one of layers_present, a relation of (file_path, layer) with the layers some GPU event of the
+    trace has as its own (present_gpu_layers). A layer no event of a trace has holds what the one
+    before it holds, so it is not merged again: gpu_time_split reads it so. -#}
+{% macro present_gpu_layers(events) -%}
+    select distinct
+        file_path,
+        {{ runlens.gpu_work_layer('gpu_work_type') }} as layer
+    from {{ events }}
+    where is_gpu_event
+{%- endmacro %}
+
+{#- The GPU time split of per-keys busy layers `layers` (merged_busy_time over keys and layer, of
+    the layers present; each layer holds every event of the ones before it, so its busy time is
+    at least theirs and a missing layer's busy time is that of the latest present one before it):
     columns span_us, busy_us, compute_us, communication_us, memory_us, other_gpu_us, idle_us. -#}
 {% macro gpu_time_split(layers, keys) -%}
     select
         {{ keys | join(', ') }},
-        max(case when layer = 4 then last_end_us - first_start_us end) as span_us,
-        max(case when layer = 4 then busy_us end) as busy_us,
+        max(last_end_us) - min(first_start_us) as span_us,
+        max(busy_us) as busy_us,
         coalesce(max(case when layer = 1 then busy_us end), 0) as compute_us,
-        coalesce(max(case when layer = 2 then busy_us end), 0)
+        coalesce(max(case when layer <= 2 then busy_us end), 0)
             - coalesce(max(case when layer = 1 then busy_us end), 0) as communication_us,
-        coalesce(max(case when layer = 3 then busy_us end), 0)
-            - coalesce(max(case when layer = 2 then busy_us end), 0) as memory_us,
-        max(case when layer = 4 then busy_us end)
-            - coalesce(max(case when layer = 3 then busy_us end), 0) as other_gpu_us,
-        max(case when layer = 4 then last_end_us - first_start_us - busy_us end) as idle_us
+        coalesce(max(case when layer <= 3 then busy_us end), 0)
+            - coalesce(max(case when layer <= 2 then busy_us end), 0) as memory_us,
+        max(busy_us) - coalesce(max(case when layer <= 3 then busy_us end), 0) as other_gpu_us,
+        max(last_end_us) - min(first_start_us) - max(busy_us) as idle_us
     from {{ layers }}
     group by {{ keys | join(', ') }}
 {%- endmacro %}

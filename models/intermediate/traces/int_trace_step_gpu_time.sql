@@ -28,14 +28,9 @@ in_windows as (
     where kept_events.is_gpu_event
 ),
 
+-- the layers some GPU event of the trace has as its own: only those are merged
 layers as (
-    select 1 as layer
-    union all
-    select 2 as layer
-    union all
-    select 3 as layer
-    union all
-    select 4 as layer
+    {{ runlens.present_gpu_layers('kept_events') }}
 ),
 
 layered as (
@@ -47,7 +42,7 @@ layered as (
         in_windows.end_us
     from in_windows
     inner join layers
-        on in_windows.own_layer <= layers.layer
+        on in_windows.file_path = layers.file_path and in_windows.own_layer <= layers.layer
 ),
 
 busy as (

@@ -18,14 +18,9 @@ device_events as (
     where is_gpu_event
 ),
 
+-- the layers some GPU event of the trace has as its own: only those are merged
 layers as (
-    select 1 as layer
-    union all
-    select 2 as layer
-    union all
-    select 3 as layer
-    union all
-    select 4 as layer
+    {{ runlens.present_gpu_layers(ref('int_trace_events')) }}
 ),
 
 layered as (
@@ -36,7 +31,7 @@ layered as (
         device_events.end_us
     from device_events
     inner join layers
-        on device_events.own_layer <= layers.layer
+        on device_events.file_path = layers.file_path and device_events.own_layer <= layers.layer
 ),
 
 busy as (
