@@ -23,10 +23,10 @@ from pathlib import Path
 import duckdb
 import pytest
 import yaml
-from pipeline import DATABASE, REPO, RUNLENS, runlens_command
-from prebuilt import Prebuilds, prebuilt
 
 from runlens import cli
+from tests.support.pipeline import DATABASE, REPO, RUNLENS, runlens_command
+from tests.support.prebuilt import Prebuilds, prebuilt
 
 FAULTY = REPO / "tests" / "fixtures" / "faulty"
 SAMPLE = REPO / "data" / "sample"

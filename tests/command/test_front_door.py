@@ -57,10 +57,10 @@ def test_the_tests_layout_is_only_in_contributing():
         if path.name == "CONTRIBUTING.md":
             continue
         text = path.read_text(encoding="utf-8")
-        for kind in ("pipeline", "report", "importers", "writer", "engines", "command", "helpers", "golden"):
+        for kind in ("pipeline", "report", "importers", "writer", "engines", "command", "support", "golden"):
             assert f"tests/{kind}/`" not in text and f"`{kind}/` (" not in text, (path.name, kind)
     contributing = (REPO / "CONTRIBUTING.md").read_text(encoding="utf-8")
-    for kind in ("pipeline/", "report/", "importers/", "writer/", "engines/", "command/", "helpers/"):
+    for kind in ("pipeline/", "report/", "importers/", "writer/", "engines/", "command/", "support/"):
         assert f"- `{kind}`" in contributing
 
 

@@ -18,10 +18,10 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from pipeline import DATABASE, REPO, RUNLENS
 
 from runlens.commands import usage
 from runlens.commands.import_logs import tensorboard_readable
+from tests.support.pipeline import DATABASE, REPO, RUNLENS
 
 IMPORTERS = REPO / "tests" / "fixtures" / "importers"
 TENSORBOARD = IMPORTERS / "lightning" / "lightning_logs"

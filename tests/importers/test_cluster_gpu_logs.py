@@ -40,11 +40,10 @@ from datetime import UTC, datetime, timedelta
 import duckdb
 import pytest
 import yaml
-from conftest import PROJECT
-from importer_fixtures import imported, materialize, of, rejects
-from pipeline import DATABASE, build
 
 from runlens.cli import main
+from tests.support.importer_fixtures import imported, materialize, of, rejects
+from tests.support.pipeline import DATABASE, PROJECT, build
 
 ZONE = "+02:00"
 LOCAL = timedelta(hours=2)

@@ -15,14 +15,13 @@ import subprocess
 import sys
 from pathlib import Path
 
-from importer_fixtures import FIXTURES, importer_extra, materialize
-
 from runlens.commands.import_logs import FOUND_WORDS
 from runlens.importers.common import Options, Outcome, display_path
 from runlens.importers.importer import Claim, Claimed, Claims, Importer, Source, Walk
 from runlens.importers.inputs import LOOKS_FOR
 from runlens.importers.registry import FORMATS, IMPORTERS, OPTIONAL
 from runlens.importers.runner import discover
+from tests.support.importer_fixtures import FIXTURES, importer_extra, materialize
 
 # The W&B fixture holds 9 run folders of 8 run ids: rlresum1 was resumed, one folder per session.
 WANDB_RUN_IDS = {"rllight1", "rlhf0001", "rlplain1", "rlcrash1", "rlresum1", "rlkeras1", "rlgrpa01", "rlgrpb01"}

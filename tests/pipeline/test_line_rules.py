@@ -24,13 +24,12 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from awkward_files import GZIP, NASTY, RANDOM, J, write
-from conftest import SAMPLE_PROJECT
-from pipeline import DATABASE, build
-from prebuilt import Prebuilds, prebuilt
 
 from runlens.raw_logs import reading
 from runlens.raw_logs.listing import list_log_files
+from tests.support.awkward_files import GZIP, NASTY, RANDOM, J, write
+from tests.support.pipeline import DATABASE, PROJECT, build
+from tests.support.prebuilt import Prebuilds, prebuilt
 
 
 def escaped(data: bytes) -> str:
@@ -80,7 +79,7 @@ def nasty_build(builds: Prebuilds) -> Path:
     os.mkfifo(raw / "pipe.jsonl")
     os.symlink("/nonexistent/target.jsonl", raw / "dangling.jsonl")
     database = builds.mktemp("nasty_db") / DATABASE
-    build(SAMPLE_PROJECT, raw, database)
+    build(PROJECT, raw, database)
     return database
 
 
