@@ -27,7 +27,7 @@ from runlens.raw_logs import duckdb_reader
 from runlens.raw_logs.listing import RawFolderError, list_log_files
 from runlens.raw_logs.raw_tables import TABLES, ReadSummary
 from tests.support import kineto_traces
-from tests.support.awkward_files import GZIP, NASTY, J, random_files, write
+from tests.support.awkward_files import GZIP, NASTY, UTF8_EDGES, J, random_files, write
 from tests.support.engines_available import require_spark
 from tests.support.pipeline import FAULTY, SAMPLE
 
@@ -40,14 +40,6 @@ SPARK_TYPES = {
     "timestamp": "timestamp",
     "boolean": "boolean",
     "double": "double",
-}
-UTF8_EDGES = {
-    "utf8/surrogate.jsonl": b"a\xed\xa0\x80b\n",
-    "utf8/overlong.jsonl": b"\xc0\x80\n",
-    "utf8/beyond_unicode.jsonl": b"c\xf4\x90\x80\x80\n",
-    "utf8/noncharacter.jsonl": b"\xef\xbf\xbf\n",
-    "utf8/cut_at_end.jsonl": J + b"\n" + "日".encode()[:2],
-    "utf8/nel.jsonl": b"\xc2\x85\n\xe2\x80\xa8\n",
 }
 
 
