@@ -46,9 +46,18 @@ def add_import_options(parser: argparse.ArgumentParser) -> None:
     """What to read and how (shared by `runlens import` and `runlens profile`)."""
     parser.add_argument("--format", choices=FORMATS, default="auto", help="what to read (default: %(default)s)")
     parser.add_argument(
+        "--into-collection",
+        metavar="NAME",
+        help="the collection every imported run goes in (default: MLflow experiment name; W&B project, and group "
+        "or sweep; for TensorBoard and text logs the PATH's folder name)",
+    )
+    add_deprecated_alias(
+        parser,
         "--collection",
-        help="collection of every imported run (default: MLflow experiment name; W&B project, and group or sweep; "
-        "for TensorBoard and text logs the PATH's folder name)",
+        "--into-collection",
+        dest="into_collection",
+        why="the collection the imported runs go in; --collection is the collection `runlens report` renders",
+        metavar="NAME",
     )
     parser.add_argument("--task", help="task of every imported run")
     parser.add_argument(
@@ -142,7 +151,7 @@ def options_from(args: argparse.Namespace, parser: argparse.ArgumentParser) -> O
     if args.checkpoint_every is not None and args.checkpoint_every < 0:
         parser.error("--checkpoint-every must be 0 or more")
     return Options(
-        collection=args.collection,
+        collection=args.into_collection,
         task=args.task,
         task_key=args.task_key,
         epoch_metric=args.epoch_metric,

@@ -132,7 +132,7 @@ def sweep(tmp_path_factory):
     late_at = datetime(2021, 11, 3, 18, 0, tzinfo=UTC).timestamp()
     os.utime(late, (late_at, late_at))
     out = root / "raw"
-    options = ["--into", str(out), "--timezone", ZONE, "--collection", "sweep", "--quiet"]
+    options = ["--into", str(out), "--timezone", ZONE, "--into-collection", "sweep", "--quiet"]
     assert main(["import", str(logs / "job"), str(logs / "job2"), *options]) == 0
     assert main(["import", str(logs / "cluster"), *options]) == 0
     build(PROJECT, out, root / "db" / DATABASE)

@@ -417,7 +417,7 @@ def test_the_resumed_run_is_one_run_with_two_sessions(out):
 
 
 def test_task_key_names_a_config_key_and_collection_overrides(project, tmp_path):
-    assert run_cli(project, "--into", tmp_path / "out", "--task-key", "lr", "--collection", "mine", "--quiet") == 0
+    assert run_cli(project, "--into", tmp_path / "out", "--task-key", "lr", "--into-collection", "mine", "--quiet") == 0
     starts = {name: of(lines_of(tmp_path / "out", name), "run_start")[0] for name in ("plain", "lightning")}
     assert (starts["plain"]["task"], starts["plain"]["task_source"]) == ("0.003", "config:lr")
     assert (starts["lightning"]["task"], starts["lightning"]["task_source"]) == ("0.003", "config:lr")
