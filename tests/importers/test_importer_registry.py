@@ -15,8 +15,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from runlens.commands.import_logs import FOUND_WORDS
 from runlens.importers.common import Options, Outcome, display_path
+from runlens.importers.found import FOUND_WORDS
 from runlens.importers.importer import Claim, Claimed, Claims, Importer, Source, Walk
 from runlens.importers.inputs import LOOKS_FOR
 from runlens.importers.registry import FORMATS, IMPORTERS, OPTIONAL
@@ -48,7 +48,7 @@ def test_every_registered_importer_has_the_one_shape(tmp_path):
         assert list(inspect.signature(importer.read).parameters) == ["source", "options"]
         # the command's words for it: what --format looks for, and what `runlens build` found
         assert importer.name in LOOKS_FOR, f"{importer.name}: no entry in inputs.LOOKS_FOR"
-        assert importer.kind in FOUND_WORDS, f"{importer.kind}: no entry in runlens.commands.import_logs.FOUND_WORDS"
+        assert importer.kind in FOUND_WORDS, f"{importer.kind}: no entry in runlens.importers.found.FOUND_WORDS"
         if importer.package is not None:
             importer_extra(importer.package)  # a package of the importer extra, installed where CI runs
         # a folder with nothing in it: nothing claimed, nothing taken, nothing said
