@@ -10,7 +10,7 @@ runlens/commands/ with its `add_arguments(parser)` and its `run(args, parser)`.
 
 A user mistake is one line on stderr starting `runlens: ` that says what to do, with exit status 2
 (1 for `runlens build` over a folder with no runlens logs, as `runlens import` with nothing to
-import). The commands a message suggests are those of how runlens runs (runlens/commands/usage.py).
+import). The commands a message suggests are those of how runlens runs (runlens/usage.py).
 An option name means one thing in every subcommand; an old name kept for a release warns
 (runlens/commands/option_aliases.py). Every command and option: docs/commands.md.
 """

@@ -95,8 +95,8 @@ import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(REPO / "tests"), str(REPO / "tests" / "helpers")]
-sys.path[:0] = [str(REPO / "scripts"), str(REPO)]
+# run as a script from any folder: the checkout first, so that scripts.* and tests.support.* import by their full names
+sys.path.insert(0, str(REPO))
 
 DEFAULT_SIZES = (1_000, 10_000, 100_000, 200_000)
 ONE_MILLION = 1_000_000
@@ -104,11 +104,11 @@ STEPS = ("fixed_cost", "plain_dbt", "watch", "make_sample", "noop", "render", "f
 ENGINES = ("postgres", "spark")
 # the internal modes that run one baseline in its own process: mode -> module with run(raw, marts, out)
 BASELINE_MODULES = {
-    "_floor": "benchmark.simple_floor",
-    "_fair_floor": "benchmark.fair_floor",
-    "_pandas": "benchmark.pandas_baseline",
-    "_trace_floor": "benchmark.trace_floor",
-    "_utilization_floor": "benchmark.utilization_floor",
+    "_floor": "scripts.benchmark.simple_floor",
+    "_fair_floor": "scripts.benchmark.fair_floor",
+    "_pandas": "scripts.benchmark.pandas_baseline",
+    "_trace_floor": "scripts.benchmark.trace_floor",
+    "_utilization_floor": "scripts.benchmark.utilization_floor",
 }
 
 
@@ -129,9 +129,8 @@ def run_spark_build(out_json: Path, argv: list[str]) -> int:
     started before, untimed)."""
     import time
 
-    import engine_build
-
     from runlens.raw_logs import spark_reader
+    from scripts import engine_build
 
     read = spark_reader.refresh
 
@@ -245,7 +244,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv and argv[0] == "_render":
-        from benchmark.runner import rerender
+        from scripts.benchmark.runner import rerender
 
         rerender(Path(argv[1]), Path(argv[2]), argv[3] if len(argv) > 3 else None)
         return 0
@@ -261,7 +260,7 @@ def main(argv: list[str] | None = None) -> int:
             "bench: needs pandas: .venv/bin/pip install -r requirements-bench.txt -c constraints.txt", file=sys.stderr
         )
         return 2
-    from benchmark.runner import run
+    from scripts.benchmark.runner import run
 
     return run(args, argv)
 

@@ -18,15 +18,15 @@ import os
 import sys
 from pathlib import Path
 
-sys.path[:0] = [str(Path(__file__).resolve().parent), str(Path(__file__).resolve().parent.parent)]
-
-from engines.connections import postgres_connection, postgres_settings  # noqa: E402
+# run as a script from any folder: the checkout first, so that scripts.* import by their full names
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from runlens.plural import plural  # noqa: E402
 from runlens.raw_logs.as_of import AsOfError  # noqa: E402
 from runlens.raw_logs.folder_metadata import MetadataError  # noqa: E402
 from runlens.raw_logs.listing import RawFolderError, check_raw_dir  # noqa: E402
 from runlens.raw_logs.raw_tables import ReadSummary  # noqa: E402
+from scripts.engines.connections import postgres_connection, postgres_settings  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 ENGINES = ("postgres", "spark")
@@ -52,10 +52,9 @@ def read_postgres(folder: str) -> ReadSummary | None:
 
 
 def read_spark(folder: str, profiles_dir: Path) -> ReadSummary:
-    from engines.spark_session import profile_session, spark_schema
-
     from runlens.raw_logs.raw_tables import raw_schema
     from runlens.raw_logs.spark_reader import refresh
+    from scripts.engines.spark_session import profile_session, spark_schema
 
     return refresh(profile_session(profiles_dir), folder, raw_schema(spark_schema()))
 

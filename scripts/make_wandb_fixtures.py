@@ -47,7 +47,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from make_importer_fixtures import (
+from scripts.make_importer_fixtures import (
     BATCH_SIZE,
     EPOCHS,
     EVERY,

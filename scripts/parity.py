@@ -18,10 +18,12 @@ import argparse
 import sys
 from pathlib import Path
 
-sys.path[:0] = [str(Path(__file__).resolve().parent), str(Path(__file__).resolve().parent.parent)]
+# run as a script from any folder: the checkout first, so that scripts.* import by their full names
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engines.connections import postgres_settings  # noqa: E402
-from engines.parity import (  # noqa: E402
+from runlens.plural import plural  # noqa: E402
+from scripts.engines.connections import postgres_settings  # noqa: E402
+from scripts.engines.parity import (  # noqa: E402
     Mart,
     ParityInputError,
     Tables,
@@ -31,8 +33,6 @@ from engines.parity import (  # noqa: E402
     read_postgres,
     read_spark,
 )
-
-from runlens.plural import plural  # noqa: E402
 
 ENGINES = "duckdb:PATH, postgres:SCHEMA or spark:WAREHOUSE_DIR:SCHEMA"
 

@@ -1,43 +1,25 @@
 """Shared fixtures: databases built by the real dbt project over fixture and sample logs.
 
-Builds that tests only read are declared with `@prebuilt()` (tests/helpers/prebuilt.py): the session starts
+Builds that tests only read are declared with `@prebuilt()` (tests/support/prebuilt.py): the session starts
 those its tests need in the background. Every build runs in one of the session's project copies
-(tests/helpers/pipeline.py, ProjectCopies), in one of its dbt worker processes (tests/helpers/dbt_workers.py),
+(tests/support/pipeline.py, ProjectCopies), in one of its dbt worker processes (tests/support/dbt_workers.py),
 which parse a copy once and reuse the parsed project from build to build.
+
+This file holds fixtures and hooks only: what a test imports lives in tests/support/ (CONTRIBUTING.md, "Tests").
 """
 
 from __future__ import annotations
 
 import os
 import shutil
-from dataclasses import dataclass
-from pathlib import Path
 
 import duckdb
-import pipeline
 import pytest
-from pipeline import (
-    DATABASE,
-    FAULTY,
-    SAMPLE,
-    Project,
-    ProjectCopies,
-    build,
-    copy_database,  # noqa: F401  (tests import it from here too)
-)
-from prebuilt import Prebuilds, needed_by, prebuilt, slowest_last
-from writer_trainings import writer_training  # noqa: F401  (the writer's recorded trainings, once per session)
 
-# the kind of project copy most builds run in (a raw folder carries its own collections file)
-PROJECT = SAMPLE_PROJECT = FAULTY_PROJECT = Project()
-
-
-@dataclass(frozen=True)
-class Built:
-    """A database of the marts and the raw folder it was built from."""
-
-    raw: Path
-    database: Path
+from tests.support import pipeline
+from tests.support.pipeline import DATABASE, FAULTY, PROJECT, SAMPLE, ProjectCopies, build
+from tests.support.prebuilt import Built, Prebuilds, needed_by, prebuilt, slowest_last
+from tests.support.writer_trainings import writer_training  # noqa: F401  (the writer's recorded trainings, once per session)
 
 
 def pytest_collection_modifyitems(items):
@@ -49,9 +31,10 @@ def pytest_collection_modifyitems(items):
 def charts_say_what_they_show():
     """Every chart a test draws (every page of every golden dataset among them) is checked before
     it is saved: a tick label that reads as another value than its tick fails the test that drew
-    it (tests/helpers/chart_ticks.py)."""
-    from chart_ticks import tick_label_mismatches
+    it (tests/support/chart_ticks.py)."""
     from matplotlib.figure import Figure
+
+    from tests.support.chart_ticks import tick_label_mismatches
 
     savefig = Figure.savefig
 
@@ -87,7 +70,7 @@ def faulty_build(builds: Prebuilds) -> Built:
     raw = root / "raw"
     shutil.copytree(FAULTY, raw)
     (raw / "notes.txt").write_text("not a log\n")
-    build(FAULTY_PROJECT, raw, root / "db" / DATABASE)
+    build(PROJECT, raw, root / "db" / DATABASE)
     return Built(raw, root / "db" / DATABASE)
 
 
@@ -109,7 +92,7 @@ def faulty_db(faulty_db_path):
 def sample_build(builds: Prebuilds) -> Built:
     """The marts built over the bundled sample with the project's own seed."""
     database = builds.mktemp("sample") / DATABASE
-    build(SAMPLE_PROJECT, SAMPLE, database)
+    build(PROJECT, SAMPLE, database)
     return Built(SAMPLE, database)
 
 

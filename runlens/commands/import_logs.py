@@ -10,45 +10,36 @@ What it reads and writes, the importer extra it needs and its exit status: docs/
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import re
 import sys
-from collections import Counter
 from pathlib import Path
 
 from runlens.commands.option_aliases import add_deprecated_alias
-from runlens.commands.usage import importer_extra
 from runlens.importers.common import Options
 from runlens.importers.inputs import InputError, NothingToImport, check_inputs, nothing_to_import
 from runlens.importers.progress import Progress
-from runlens.importers.registry import FORMATS, OPTIONAL
+from runlens.importers.registry import FORMATS
 from runlens.importers.runner import discover, run_import
 from runlens.importers.scalars import DEFAULT_EVAL_PATTERN
 from runlens.importers.text_log import DEFAULT_PATTERNS, parse_timezone
-from runlens.plural import plural
-
-# each kind of source `discover` finds (an importer's kind), in the words of `runlens build`'s line,
-# in the order the line names them
-FOUND_WORDS = {
-    "text": "text training log",  # --format auto reads the fairseq patterns (text_log.py)
-    "tensorboard": "TensorBoard run",
-    "wandb": "W&B run",
-    "mlflow_file": "MLflow run",
-    "mlflow_sqlite": "MLflow database",
-    "nvidia_smi": "nvidia-smi GPU log",
-    "dcgm": "DCGM exporter dump",
-    "lightning_profiler": "Lightning profiler report",
-    "hf_trainer_state": "Hugging Face trainer_state.json",
-}
 
 
 def add_import_options(parser: argparse.ArgumentParser) -> None:
     """What to read and how (shared by `runlens import` and `runlens profile`)."""
     parser.add_argument("--format", choices=FORMATS, default="auto", help="what to read (default: %(default)s)")
     parser.add_argument(
+        "--into-collection",
+        metavar="NAME",
+        help="the collection every imported run goes in (default: MLflow experiment name; W&B project, and group "
+        "or sweep; for TensorBoard and text logs the PATH's folder name)",
+    )
+    add_deprecated_alias(
+        parser,
         "--collection",
-        help="collection of every imported run (default: MLflow experiment name; W&B project, and group or sweep; "
-        "for TensorBoard and text logs the PATH's folder name)",
+        "--into-collection",
+        dest="into_collection",
+        why="the collection the imported runs go in; --collection is the collection `runlens report` renders",
+        metavar="NAME",
     )
     parser.add_argument("--task", help="task of every imported run")
     parser.add_argument(
@@ -142,7 +133,7 @@ def options_from(args: argparse.Namespace, parser: argparse.ArgumentParser) -> O
     if args.checkpoint_every is not None and args.checkpoint_every < 0:
         parser.error("--checkpoint-every must be 0 or more")
     return Options(
-        collection=args.collection,
+        collection=args.into_collection,
         task=args.task,
         task_key=args.task_key,
         epoch_metric=args.epoch_metric,
@@ -202,37 +193,3 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     if args.dry_run:
         return dry_run(args.paths, args.format, options)
     return import_logs(args.paths, args.into, args.format, options, args.quiet)
-
-
-def tensorboard_readable() -> bool:
-    """Whether TensorBoard event files can be recognised and read (the importer extra is installed)."""
-    return importlib.util.find_spec(OPTIONAL["tensorboard"][0]) is not None
-
-
-def looked_for() -> str:
-    """What found_logs looks for, in words."""
-    return f"W&B, {'TensorBoard, ' if tensorboard_readable() else ''}MLflow or text training logs"
-
-
-def found_logs(folder: Path) -> str | None:
-    """What `runlens import` (and `runlens profile`) would read below folder, in words: "2 text
-    training logs (fairseq style) and 1 TensorBoard run"; None when it holds nothing of the kind.
-    The importer's own discovery (importers/runner.py) with its defaults; TensorBoard event files
-    are recognised only with the importer extra installed (its reader comes with them)."""
-    without = frozenset() if tensorboard_readable() else frozenset({"tensorboard"})
-    plan = discover([folder], "auto", Options(), without=without)
-    counts = Counter(source.kind for source in plan.sources)
-    if not counts:
-        return None
-    importers = {source.kind: source.importer for source in plan.sources}
-    parts, missing = [], []
-    for kind, noun in FOUND_WORDS.items():
-        if counts[kind]:
-            parts.append(plural(counts[kind], noun) + (" (fairseq style)" if kind == "text" else ""))
-            package, label = importers[kind].package, importers[kind].label
-            if package and not importlib.util.find_spec(package):
-                missing.append(label)
-    found = ", ".join(parts[:-1]) + " and " + parts[-1] if len(parts) > 1 else parts[0]
-    if missing:
-        found += f" (reading {' and '.join(missing)} logs needs {importer_extra()})"
-    return found

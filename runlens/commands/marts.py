@@ -17,9 +17,9 @@ from pathlib import Path
 
 import duckdb
 
-from runlens.commands.usage import no_database, no_marts
 from runlens.mart_catalog import declared_marts, grain_of
 from runlens.refresh.build import database_path
+from runlens.usage import no_database, no_marts
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -1,11 +1,13 @@
 """Options kept under an old name for one release: the old spelling still works, and says on stderr,
 in one line, which name to use instead.
 
-    runlens import PATH... --out RAW_DIR     now  --into RAW_DIR
-    runlens profile PATH... --out RAW_DIR    now  --into RAW_DIR
+    runlens import PATH... --out RAW_DIR            now  --into RAW_DIR
+    runlens profile PATH... --out RAW_DIR           now  --into RAW_DIR
+    runlens import PATH... --collection NAME        now  --into-collection NAME
+    runlens profile PATH... --collection NAME       now  --into-collection NAME
 
-(`--out` is the pages' folder of `runlens report` and `runlens watch`; docs/commands.md lists the
-aliases and when they go.)
+(`--out` is the pages' folder of `runlens report` and `runlens watch`, `--collection` the collection
+`runlens report` renders; docs/commands.md lists the aliases and when they go.)
 """
 
 from __future__ import annotations

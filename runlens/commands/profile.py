@@ -4,7 +4,7 @@ one go (what `make profile FROM=...` runs).
     runlens profile PATH... [--into RAW_DIR] [--db PATH] [--reports DIR] [importer options] [-v]
 
 Imports every source below the PATHs into RAW_DIR (default `imported/`; runlens/commands/import_logs.py, with
-all of `runlens import`'s options: --format, --timezone, --collection, ...), builds the marts of
+all of `runlens import`'s options: --format, --timezone, --into-collection, ...), builds the marts of
 RAW_DIR into the database (default `<RAW_DIR>.duckdb`) and renders the pages (default
 `reports/<RAW_DIR's name>/`). A PATH with nothing to import is named with the reason, as importing
 it alone would say, and left out; nothing at all to import stops with that line (exit 1).

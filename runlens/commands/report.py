@@ -16,9 +16,9 @@ import sys
 from collections.abc import Collection
 from pathlib import Path
 
-from runlens.commands.usage import no_database
 from runlens.plural import plural
 from runlens.refresh.build import database_path
+from runlens.usage import no_database
 
 DEFAULT_OUT = Path("reports")
 

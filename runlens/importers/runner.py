@@ -7,7 +7,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from runlens.commands.usage import importer_extra
+from runlens.usage import importer_extra
 
 from .common import Options, Outcome, Reject, display_path, dump_line, run_file, write_atomic, write_rejects, write_run
 from .earlier_imports import replace_earlier, source_key

@@ -20,7 +20,7 @@ from runlens.raw_logs.listing import raw_dir as default_raw_dir
 AS_OF_VARIABLE = "RUNLENS_AS_OF"
 # The bundled sample's live collection (scripts/generate_sample.py) is a sweep in progress at this
 # instant: the generator writes it into data/sample/runlens_as_of.txt, and the tests' builds pin
-# it (tests/helpers/pipeline.py), so the sample's figures are the same whenever it is built.
+# it (tests/support/pipeline.py), so the sample's figures are the same whenever it is built.
 SAMPLE_AS_OF = "2025-03-10T12:00:00Z"
 
 

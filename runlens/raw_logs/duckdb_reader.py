@@ -26,7 +26,10 @@ from runlens.raw_logs.reading import read_log_bytes
 
 BATCH_BYTES = 256 * 1024 * 1024  # file bytes DuckDB reads in one statement
 
-# One file's (or piece's) text in `texts`; its lines by the line rules (raw_tables.py).
+# One file's (or piece's) text in `texts`; its lines by the line rules, in DuckDB's SQL. The rules are
+# stated once (models/staging/input_contract.md, "What a line is");
+# tests/engines/test_line_rules_on_every_reader.py holds this spelling of them, Python's
+# (raw_tables.split_lines) and Spark's (spark_reader.lines_of) to that statement.
 LINES_SQL = """
 insert into {schema}.log_lines
 select

@@ -2,8 +2,9 @@
 folder, from the client, so the server needs no access to the log files.
 
 The files are listed and read by the same code as on DuckDB (listing.py, reading.py), split into
-lines by the line rules here (raw_tables.split_lines), and the rows travel by COPY, all in one
-transaction. Incremental by file, as on DuckDB (raw_tables.plan_reading). The profiler traces
+lines here by the line rules (models/staging/input_contract.md, "What a line is"), as
+raw_tables.split_lines spells them, and the rows travel by COPY, all in one transaction.
+Incremental by file, as on DuckDB (raw_tables.plan_reading). The profiler traces
 (trace_listing.py) are read as a stream into CSV files of a batch of events each, which COPY sends
 as they are (trace_batches.py, the files DuckDB's reader loads), so no trace is held in memory.
 

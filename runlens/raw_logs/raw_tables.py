@@ -1,8 +1,10 @@
 """The raw tables: what the reader of each engine writes and staging selects from (the source
 `runlens_raw`, models/staging/_runlens_raw__sources.yml), the same on every engine.
 
-`split_lines` states the line rules here. Each table's rows, the incremental reading and the line
-rules: docs/internals.md, "The raw tables".
+`split_lines` is the line rules in Python (the PostgreSQL reader splits with it). The rules are
+stated once, in models/staging/input_contract.md, "What a line is";
+tests/engines/test_line_rules_on_every_reader.py holds this spelling of them and the other readers'
+to that statement. Each table's rows and the incremental reading: docs/internals.md, "The raw tables".
 """
 
 from __future__ import annotations
@@ -150,7 +152,8 @@ class RawLine(NamedTuple):
 
 def split_lines(text: str, invalid_line_numbers: Iterable[int] = (), first_line_number: int = 1) -> Iterator[RawLine]:
     """The physical lines of a file's text (or of a piece of it that ends after a line break and
-    starts at first_line_number), by the line rules."""
+    starts at first_line_number), by the line rules (models/staging/input_contract.md, "What a line
+    is"; tests/engines/test_line_rules_on_every_reader.py)."""
     invalid = set(invalid_line_numbers)
     pieces = text.split("\n")
     if pieces and pieces[-1] == "":

@@ -1,4 +1,4 @@
-"""A log file's text, as the line rules (runlens/raw_logs/raw_tables.py, split_lines) take it.
+"""A log file's text, as the line rules (models/staging/input_contract.md, "What a line is") take it.
 
 Each file is read whole (never through a glob, so names with `*`, `?`, `[` or `{` are safe);
 a gzip file is decompressed, every member (appending with `gzip.open(path, "ab")` adds members),

@@ -4,7 +4,7 @@ each replaced whole on every reading (Spark builds everything every time: no inc
 The driver lists the folder (listing.py). Spark's own file reader reads the files on the executors
 (`text` with wholetext: one value per file, gzip decompressed by Hadoop's codec, every member): a
 first pass learns which files it read and which are not valid UTF-8 (`is_valid_utf8`), a second
-splits them into lines by the line rules (lines_of: the SQL form of raw_tables.split_lines). The
+splits them into lines by the line rules (lines_of: the rules in Spark's functions). The
 driver reads (reading.py) only what Spark cannot give as it is: the escaped text of each invalid
 line of a file Spark read (a few lines, joined in by line number), and the whole text of a file
 Spark did not read, which Spark then splits the same way: a gzip file Hadoop cannot decompress
@@ -123,7 +123,9 @@ def read_by_spark(log_file: LogFile) -> bool:
 
 def lines_of(texts: DataFrame, escaped: list[tuple[str, int, str]]) -> DataFrame:
     """The lines of texts (TEXTS: a file's text, or a piece of it that ends after a line break and
-    starts at first_line_number) by the line rules; escaped: (file_path, line_number, text) of each
+    starts at first_line_number) by the line rules (models/staging/input_contract.md, "What a line
+    is"; tests/engines/test_line_rules_on_every_reader.py holds this spelling of them to it, as it
+    holds DuckDB's and Python's); escaped: (file_path, line_number, text) of each
     line that is not valid UTF-8, its text as reading.py escapes it. The pieces are counted below the
     explode, not beside it: an output row then carries its piece, not the file's array of them."""
     spark = texts.sparkSession

@@ -20,7 +20,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
-from runlens.commands.usage import LOGS_OPTION, RAW_DIR_VARIABLE, build_command, database_folder_missing, raw_dir_option
 from runlens.plural import plural
 from runlens.raw_logs.as_of import AsOfError, pinned_as_of
 from runlens.raw_logs.folder_metadata import MetadataError, read_collections
@@ -42,6 +41,7 @@ from runlens.refresh.file_lock import Busy
 from runlens.refresh.file_lock import held as held_lock
 from runlens.refresh.project import sample_dir
 from runlens.refresh.stopping import deferred, stop_requested, undone_on_exit
+from runlens.usage import LOGS_OPTION, RAW_DIR_VARIABLE, build_command, database_folder_missing, raw_dir_option
 
 # A refresh builds and tests the data; dbt's unit tests check the SQL against fixed inputs, so they
 # run in development and CI (make test), not on every refresh (as dbt's documentation advises).
@@ -105,10 +105,7 @@ def nothing_to_build(raw: Path, database: Path, given_as: str = LOGS_OPTION) -> 
     """The line for a raw folder without runlens logs: the other trackers' logs in it, which
     `runlens profile` reads, its `*.json` files of JSON Lines, which RUNLENS_LOG_SUFFIXES reads, or
     that it holds none."""
-    from runlens.commands.import_logs import (  # the importers: only when there is nothing to build
-        found_logs,
-        looked_for,
-    )
+    from runlens.importers.found import found_logs, looked_for  # the importers: only when there is nothing to build
 
     suffixes = ", ".join(f"*{suffix}" for suffix in log_suffixes())
     try:

@@ -47,7 +47,7 @@ def installed_project_dir() -> Path:
     for candidate in (BUNDLED, PACKAGE.parent):
         if (candidate / "dbt_project.yml").is_file():
             return candidate
-    from runlens.commands.usage import install_command  # the message's command, as runlens was installed
+    from runlens.usage import install_command  # the message's command, as runlens was installed
 
     raise ProjectNotFound(
         f"the runlens package at {PACKAGE} holds no dbt project: reinstall runlens: {install_command()}"

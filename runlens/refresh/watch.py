@@ -16,7 +16,6 @@ from pathlib import Path
 
 import duckdb
 
-from runlens.commands.usage import LOGS_OPTION, raw_dir_option
 from runlens.plural import plural
 from runlens.raw_logs.listing import RawFolderError, list_log_files
 from runlens.raw_logs.trace_listing import list_trace_files
@@ -26,6 +25,7 @@ from runlens.refresh.dbt_session import DbtSession
 from runlens.refresh.stopping import Stopping
 from runlens.refresh.stopping import stop_requested as _stop_requested
 from runlens.report.data import load_data_quality_totals
+from runlens.usage import LOGS_OPTION, raw_dir_option
 
 SHOWN_COLLECTIONS = 3
 SHOWN_FILES = 3

@@ -17,7 +17,6 @@ from pathlib import Path
 import duckdb
 import jinja2
 
-from runlens.commands.usage import index_commands, no_database, no_marts
 from runlens.mart_catalog import mart_names
 from runlens.plural import noun
 from runlens.refresh.stopping import undone_on_exit
@@ -44,6 +43,7 @@ from runlens.report.step_charts import step_split_png
 from runlens.report.timeline import timeline_png
 from runlens.report.utilization_charts import utilization_by_kind_png, utilization_timeline_png
 from runlens.report.words import KIND_WORDS, REASON_WORDS, SOURCE_WORDS, time
+from runlens.usage import index_commands, no_database, no_marts
 
 TEMPLATES = Path(__file__).with_name("templates")
 # every mart declared below models/marts: a database that lacks one was built by another version

@@ -3,8 +3,8 @@ the targets and their verdicts."""
 
 from __future__ import annotations
 
-from benchmark.formatting import fmt
-from benchmark.measure import seconds_of
+from scripts.benchmark.formatting import fmt
+from scripts.benchmark.measure import seconds_of
 
 HEADER = ["runs", "lines", "build s", "noop s", "floor s", "fair s", "pandas s", "ref.new s", "ref.app s",
           "render s", "peak MB", "replayed", "checks"]  # fmt: skip

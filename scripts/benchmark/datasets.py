@@ -12,8 +12,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-import generate_sample as gen
-from pipeline import REPO
+from scripts import generate_sample as gen
+from tests.support.pipeline import REPO
 
 GENERATOR = REPO / "scripts" / "generate_sample.py"
 SHARDED_FROM = 100_000  # sizes from here on use the sharded layout

@@ -23,17 +23,14 @@ SQL together, "steps": seconds per step, "check": agreement with the marts}.
 from __future__ import annotations
 
 import json
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-from benchmark.agreement import compare_with_marts
+from runlens.raw_logs.duckdb_reader import refresh
+from scripts.benchmark.agreement import compare_with_marts
 
 REPO = Path(__file__).resolve().parents[2]
-sys.path[:0] = [str(REPO / "scripts"), str(REPO)]
-
-from runlens.raw_logs.duckdb_reader import refresh  # noqa: E402
 
 FIELDS = (
     '{"run_id":"JSON","event":"JSON","ts":"JSON","step":"JSON","epoch":"JSON","collection":"JSON",'

@@ -30,13 +30,12 @@ import statistics
 from dataclasses import dataclass
 from pathlib import Path
 
-import generate_sample
-from pipeline import RUNLENS, copy_project
-
-from benchmark.datasets import BENCH_AS_OF, LogSettings, generate_command
-from benchmark.measure import Meter, run_results_of, timings_figures, where_time_goes
-from benchmark.scratch import fresh_folder, remove
 from runlens.refresh.build import REFRESH as DBT_BUILD
+from scripts import generate_sample
+from scripts.benchmark.datasets import BENCH_AS_OF, LogSettings, generate_command
+from scripts.benchmark.measure import Meter, run_results_of, timings_figures, where_time_goes
+from scripts.benchmark.scratch import fresh_folder, remove
+from tests.support.pipeline import RUNLENS, copy_project
 
 FIXED_COST_RUNS = 3
 NOTHING_CHANGED = "nothing changed since"  # runlens build's line when no model ran (runlens/refresh/build.py)

@@ -12,10 +12,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from pipeline import REPO
-
-from benchmark.measure import Meter
-from benchmark.scratch import remove
+from scripts.benchmark.measure import Meter
+from scripts.benchmark.scratch import remove
+from tests.support.pipeline import REPO
 
 PYTEST = ("-m", "pytest", "-q", "-p", "no:cacheprovider")
 OUTCOMES = ("passed", "failed", "errors", "error", "skipped", "xfailed", "xpassed", "deselected")

@@ -14,10 +14,9 @@ import statistics
 import subprocess
 from pathlib import Path
 
-from pipeline import REPO
-
-from benchmark.measure import Meter
-from benchmark.scratch import fresh_folder, remove
+from scripts.benchmark.measure import Meter
+from scripts.benchmark.scratch import fresh_folder, remove
+from tests.support.pipeline import REPO
 
 RUNTIME_STAMP = ".venv/.installed-runtime"
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from benchmark.formatting import fmt
-from benchmark.measure import seconds_of
-from benchmark.utilization_markdown import section as _utilization
+from scripts.benchmark.formatting import fmt
+from scripts.benchmark.measure import seconds_of
+from scripts.benchmark.utilization_markdown import section as _utilization
 
 CHECK_COUNTS = (
     "missing_in_candidate",

@@ -1,5 +1,5 @@
 """Measuring a process: its wall time here, its peak memory from /usr/bin/time -v (or getrusage);
-the dbt command line run in a copied project (tests/helpers/pipeline.py's dbt_process); and where the time
+the dbt command line run in a copied project (tests/support/pipeline.py's dbt_process); and where the time
 of one build went, from dbt's target/run_results.json or from `runlens build --timings` (the same
 shape: "elapsed_time" and "results", plus whether the build replayed dbt's recorded plan and the
 plan's phases)."""
@@ -15,8 +15,8 @@ import sys
 import time
 from pathlib import Path
 
-import pipeline
-from pipeline import dbt_process
+from tests.support import pipeline
+from tests.support.pipeline import dbt_process
 
 TIME_BIN = Path("/usr/bin/time")
 
@@ -31,7 +31,7 @@ sys.exit(code)
 
 class Meter:
     """Runs commands under /usr/bin/time -v (when present, else a getrusage wrapper) and reads back
-    the peak resident set size. For dbt, tests/helpers/pipeline.py's dbt_process is used unchanged: its dbt
+    the peak resident set size. For dbt, tests/support/pipeline.py's dbt_process is used unchanged: its dbt
     executable (pipeline.DBT) is pointed at a small wrapper script that execs the measured dbt."""
 
     def __init__(self, scratch: Path) -> None:
@@ -76,7 +76,7 @@ class Meter:
         return self.run_process(argv, **kwargs)[0]
 
     def dbt(self, project: Path, raw_dir: Path, database: Path, *args: str, env: dict | None = None) -> dict:
-        """Run the dbt command line measured in a copied project (tests/helpers/pipeline.py's dbt_process);
+        """Run the dbt command line measured in a copied project (tests/support/pipeline.py's dbt_process);
         a build or run also gives dbt's own elapsed time from target/run_results.json."""
         self.rusage_file.unlink(missing_ok=True)
         os.environ["RUNLENS_BENCH_RUSAGE"] = str(self.rusage_file)

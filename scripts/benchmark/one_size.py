@@ -21,9 +21,7 @@ import os
 import sys
 from pathlib import Path
 
-from pipeline import REPO
-
-from benchmark.datasets import (
+from scripts.benchmark.datasets import (
     LogSettings,
     add_new_runs,
     append_events,
@@ -32,10 +30,11 @@ from benchmark.datasets import (
     layout_for,
     line_counts,
 )
-from benchmark.fixed_cost import Installation, runlens_build
-from benchmark.measure import Meter, where_time_goes
-from benchmark.scratch import fresh_folder, remove
-from benchmark.targets import ratios
+from scripts.benchmark.fixed_cost import Installation, runlens_build
+from scripts.benchmark.measure import Meter, where_time_goes
+from scripts.benchmark.scratch import fresh_folder, remove
+from scripts.benchmark.targets import ratios
+from tests.support.pipeline import REPO
 
 BENCH = REPO / "scripts" / "bench.py"
 BASELINES = ("floor", "fair_floor", "pandas")  # bench.py's internal modes _floor, _fair_floor, _pandas

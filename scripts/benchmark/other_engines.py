@@ -13,12 +13,11 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from pipeline import REPO, copy_project, dbt_process, in_own_process, run_dbt
-
-from benchmark.datasets import LogSettings, generate_command, line_counts
-from benchmark.measure import Meter
-from benchmark.scratch import fresh_folder, remove
 from runlens.refresh.build import REFRESH as DBT_BUILD
+from scripts.benchmark.datasets import LogSettings, generate_command, line_counts
+from scripts.benchmark.measure import Meter
+from scripts.benchmark.scratch import fresh_folder, remove
+from tests.support.pipeline import REPO, copy_project, dbt_process, in_own_process, run_dbt
 
 BENCH = REPO / "scripts" / "bench.py"
 ENGINE_BUILD = REPO / "scripts" / "engine_build.py"
@@ -59,7 +58,7 @@ def reference_build(meter: Meter, project: Path, raw: Path) -> tuple[Path, dict]
 
 def spark_size(meter: Meter, timed: SparkReadingMeter, folder: Path, runs: int, settings: LogSettings, say) -> dict:
     """`runs` generated runs (sharded) built on DuckDB (the reference) and on Spark, parity checked."""
-    from engines.bench_engines import bench_engines
+    from scripts.engines.bench_engines import bench_engines
 
     fresh_folder(folder)
     raw = folder / "raw"
@@ -89,7 +88,7 @@ def measure(
 ) -> dict:
     """Build the sample and `large_runs` runs on each of `engines`, DuckDB as the reference; then
     each of `spark_runs` on Spark only."""
-    from engines.bench_engines import bench_engines
+    from scripts.engines.bench_engines import bench_engines
 
     def say(text: str) -> None:
         print(f"[engines] {text}", flush=True)

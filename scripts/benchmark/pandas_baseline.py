@@ -13,8 +13,8 @@ import json
 import time
 from pathlib import Path
 
-from benchmark.agreement import compare_with_marts
-from benchmark.datasets import log_files
+from scripts.benchmark.agreement import compare_with_marts
+from scripts.benchmark.datasets import log_files
 
 MARKERS = ("run_start", "checkpoint", "epoch_end", "run_end", "profile")
 

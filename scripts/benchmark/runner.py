@@ -13,9 +13,7 @@ import shlex
 import sys
 from pathlib import Path
 
-from pipeline import REPO
-
-from benchmark import (
+from scripts.benchmark import (
     fixed_cost,
     fresh_clone_tests,
     make_sample,
@@ -25,14 +23,15 @@ from benchmark import (
     utilization,
     watch_refresh,
 )
-from benchmark.agreement import TOLERANCE_S
-from benchmark.console import summary
-from benchmark.datasets import BENCH_AS_OF, SHARDED_FROM, LogSettings
-from benchmark.machine import machine
-from benchmark.markdown import write_results
-from benchmark.measure import Meter
-from benchmark.scratch import remove
-from benchmark.targets import targets
+from scripts.benchmark.agreement import TOLERANCE_S
+from scripts.benchmark.console import summary
+from scripts.benchmark.datasets import BENCH_AS_OF, SHARDED_FROM, LogSettings
+from scripts.benchmark.machine import machine
+from scripts.benchmark.markdown import write_results
+from scripts.benchmark.measure import Meter
+from scripts.benchmark.scratch import remove
+from scripts.benchmark.targets import targets
+from tests.support.pipeline import REPO
 
 
 def _step_failed(figures: dict | None) -> bool:

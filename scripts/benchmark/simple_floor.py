@@ -15,7 +15,7 @@ import json
 import time
 from pathlib import Path
 
-from benchmark.agreement import compare_with_marts
+from scripts.benchmark.agreement import compare_with_marts
 
 FLOOR_SQL = """
 create or replace temp table floor_runs as

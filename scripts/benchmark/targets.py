@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from benchmark.measure import seconds_of
+from scripts.benchmark.measure import seconds_of
 
 # issue 29's targets; each size target is judged at the sizes (runs) the issue names it for
 FIXED_COST_MAX_SECONDS = 3.0  # `runlens build` over 3 runs in a fresh process

@@ -11,10 +11,10 @@ import json
 import sys
 from pathlib import Path
 
-from benchmark import trace_data
-from benchmark.fixed_cost import Installation, runlens_build
-from benchmark.measure import Meter, where_time_goes
-from benchmark.scratch import fresh_folder, remove
+from scripts.benchmark import trace_data
+from scripts.benchmark.fixed_cost import Installation, runlens_build
+from scripts.benchmark.measure import Meter, where_time_goes
+from scripts.benchmark.scratch import fresh_folder, remove
 
 BENCH = Path(__file__).resolve().parent.parent / "bench.py"
 TARGET_MULTIPLE = 2.0

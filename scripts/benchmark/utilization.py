@@ -20,11 +20,11 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from benchmark import utilization_logs
-from benchmark.fixed_cost import Installation, runlens_build
-from benchmark.measure import Meter, seconds_of, where_time_goes
-from benchmark.one_size import run_baseline
-from benchmark.scratch import fresh_folder, remove
+from scripts.benchmark import utilization_logs
+from scripts.benchmark.fixed_cost import Installation, runlens_build
+from scripts.benchmark.measure import Meter, seconds_of, where_time_goes
+from scripts.benchmark.one_size import run_baseline
+from scripts.benchmark.scratch import fresh_folder, remove
 
 DEFAULT_RUNS = 1_000
 

@@ -21,7 +21,8 @@ import time
 from pathlib import Path
 
 import yaml
-from pipeline import REPO
+
+from tests.support.pipeline import REPO
 
 TOLERANCE_PCT = 1e-6  # percentage points
 MARKERS = ("run_start", "checkpoint", "epoch_end", "run_end")

@@ -4,8 +4,8 @@ Nothing is computed here but the formatting."""
 
 from __future__ import annotations
 
-from benchmark.formatting import fmt
-from benchmark.measure import seconds_of
+from scripts.benchmark.formatting import fmt
+from scripts.benchmark.measure import seconds_of
 
 
 def _failed(figures: dict) -> str:

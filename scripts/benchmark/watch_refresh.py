@@ -23,13 +23,12 @@ import subprocess
 import time
 from pathlib import Path
 
-import generate_sample
-from pipeline import RUNLENS
-
-from benchmark.datasets import LogSettings, layout_for
-from benchmark.fixed_cost import Installation, generated
-from benchmark.measure import Meter
-from benchmark.scratch import remove
+from scripts import generate_sample
+from scripts.benchmark.datasets import LogSettings, layout_for
+from scripts.benchmark.fixed_cost import Installation, generated
+from scripts.benchmark.measure import Meter
+from scripts.benchmark.scratch import remove
+from tests.support.pipeline import RUNLENS
 
 REFRESHED = re.compile(r"refreshed in (\d+(?:\.\d+)?) s")
 SPLIT = re.compile(r"\(build (\d+(?:\.\d+)?) s, pages (\d+(?:\.\d+)?) s\)")  # the line's split, when it gives one

@@ -20,12 +20,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from pipeline import environment
-
-from engines.connections import postgres_connection, postgres_settings
-from engines.parity import compare, load_marts, read_duckdb, read_postgres, read_spark
 from runlens.raw_logs.postgres_reader import refresh as read_into_postgres
 from runlens.refresh.build import REFRESH as DBT_BUILD
+from scripts.engines.connections import postgres_connection, postgres_settings
+from scripts.engines.parity import compare, load_marts, read_duckdb, read_postgres, read_spark
+from tests.support.pipeline import environment
 
 ENGINES = ("postgres", "spark")
 
@@ -33,7 +32,7 @@ ENGINES = ("postgres", "spark")
 @contextmanager
 def as_of_of_the_builds(raw: Path, reference: Path) -> Iterator[None]:
     """The PostgreSQL reader runs in this process and reads the as-of pin from its environment:
-    give it the one every dbt build of the bench gets (tests/helpers/pipeline.py's environment), as
+    give it the one every dbt build of the bench gets (tests/support/pipeline.py's environment), as
     DuckDB's reference had it; without it, the live runs were judged as of the load's own time."""
     name = "RUNLENS_AS_OF"
     before = os.environ.get(name)

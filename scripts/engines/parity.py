@@ -20,8 +20,8 @@ from typing import Any
 
 import duckdb
 
-from engines.connections import PostgresSettings
 from runlens.mart_catalog import MARTS_DIR, declared_marts, is_compared, uncompared_columns
+from scripts.engines.connections import PostgresSettings
 
 REPO = Path(__file__).resolve().parents[2]
 REL_TOL = 1e-9

@@ -16,14 +16,15 @@ import subprocess
 import sys
 from collections import Counter
 
-import bench  # scripts/ is on pytest's pythonpath (pyproject.toml)
-import generate_sample as gen
 import pytest
-from benchmark import fair_floor, fresh_clone_tests, make_sample, utilization
-from benchmark.measure import Meter
-from benchmark.targets import targets
-from pipeline import REPO
-from prebuilt import Prebuilds, prebuilt
+
+from scripts import bench
+from scripts import generate_sample as gen
+from scripts.benchmark import fair_floor, fresh_clone_tests, make_sample, utilization
+from scripts.benchmark.measure import Meter
+from scripts.benchmark.targets import targets
+from tests.support.pipeline import REPO
+from tests.support.prebuilt import Prebuilds, prebuilt
 
 BENCH = REPO / "scripts" / "bench.py"
 

@@ -23,10 +23,10 @@ from pathlib import Path
 import duckdb
 import pytest
 import yaml
-from pipeline import DATABASE, REPO, RUNLENS, runlens_command
-from prebuilt import Prebuilds, prebuilt
 
 from runlens import cli
+from tests.support.pipeline import DATABASE, REPO, RUNLENS, runlens_command
+from tests.support.prebuilt import Prebuilds, prebuilt
 
 FAULTY = REPO / "tests" / "fixtures" / "faulty"
 SAMPLE = REPO / "data" / "sample"
@@ -299,6 +299,35 @@ def test_out_the_old_name_of_into_still_imports_and_says_the_new_name(tmp_path):
     args = subparsers["profile"].parse_args([str(MLFLOW), "--out", "elsewhere"])
     assert args.into == Path("elsewhere")
     assert subparsers["profile"].parse_args([str(MLFLOW)]).into == Path("imported")
+
+
+def test_collection_the_old_name_of_into_collection_still_imports_and_says_the_new_name(tmp_path):
+    """`--collection` was the imported runs' collection in `import` and `profile` (and is the collection
+    `runlens report` renders): for one release it still works there, with one line on stderr, and puts
+    the runs in the collection it names, as `--into-collection` does."""
+    warning = (
+        "runlens: --collection is deprecated here: use --into-collection (the collection the imported runs "
+        "go in; --collection is the collection `runlens report` renders)"
+    )
+    old = runlens_command("import", MLFLOW, "--into", tmp_path / "old", "--collection", "mine", "--quiet")
+    new = runlens_command("import", MLFLOW, "--into", tmp_path / "new", "--into-collection", "mine", "--quiet")
+    assert old.returncode == new.returncode == 0, old.stderr + new.stderr
+    said = new.stderr.replace(str(tmp_path / "new"), str(tmp_path / "old"))
+    assert old.stderr.splitlines() == [warning, *said.splitlines()]
+    for folder in ("old", "new"):
+        starts = [
+            json.loads(line)
+            for path in sorted((tmp_path / folder).rglob("*.jsonl"))
+            if not path.name.startswith("_")
+            for line in path.read_text().splitlines()
+            if '"run_start"' in line
+        ]
+        assert starts and {start["collection"] for start in starts} == {"mine"}, folder
+    _root, subparsers = cli.parsers()
+    for command in ("import", "profile"):
+        assert subparsers[command].parse_args([str(MLFLOW), "--collection", "x"]).into_collection == "x"
+        assert subparsers[command].parse_args([str(MLFLOW)]).into_collection is None
+    assert subparsers["report"].parse_args(["--collection", "x"]).collection == "x"  # report's own, unchanged
 
 
 # --------------------------------------------------------------------------------------------

@@ -17,13 +17,22 @@ from concurrent.futures import ThreadPoolExecutor
 
 import duckdb
 import pytest
-from conftest import FAULTY, FAULTY_PROJECT, copy_database
-from pipeline import DATABASE, REFRESH, RUNLENS, copy_project, rounded, run_dbt
-from prebuilt import Prebuilds, prebuilt
 
 from runlens.mart_catalog import compared_query
 from runlens.raw_logs.as_of import SAMPLE_AS_OF
 from runlens.report.render import render_reports
+from tests.support.pipeline import (
+    DATABASE,
+    FAULTY,
+    PROJECT,
+    REFRESH,
+    RUNLENS,
+    copy_database,
+    copy_project,
+    rounded,
+    run_dbt,
+)
+from tests.support.prebuilt import Prebuilds, prebuilt
 
 MARTS = ["fct_runs", "fct_run_intervals", "agg_collection_runtime", "agg_file_data_quality", "cmp_collection_runtime"]
 NEW_RUNS = "".join(
@@ -95,7 +104,7 @@ def test_killed_build_leaves_previous_marts_and_the_next_build_recovers(project,
     (raw / "alpha" / "late.jsonl").write_text(NEW_RUNS)
     full = tmp_path / "full" / DATABASE
     with ThreadPoolExecutor(1) as background:  # a full build of the changed folder, meanwhile
-        full_build = background.submit(run_dbt, FAULTY_PROJECT, raw, full, *REFRESH)
+        full_build = background.submit(run_dbt, PROJECT, raw, full, *REFRESH)
         moment = random.Random(os.environ.get("RUNLENS_CRASH_SEED", "7")).uniform(1.0, 6.0)
         process = start_build(project, raw, database)
         time.sleep(moment)

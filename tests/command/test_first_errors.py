@@ -25,15 +25,14 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from conftest import SAMPLE_PROJECT
-from pipeline import DATABASE, REPO, run_dbt, runlens_command
-from prebuilt import Prebuilds, prebuilt
 
 from runlens.plural import plural
 from runlens.raw_logs import duckdb_plugin
 from runlens.raw_logs.as_of import AsOfError, parse_as_of
 from runlens.report import rules
 from runlens.report.rows import mart_row
+from tests.support.pipeline import DATABASE, PROJECT, REPO, run_dbt, runlens_command
+from tests.support.prebuilt import Prebuilds, prebuilt
 
 SCRIPTS = REPO / "scripts"
 WHAT_TO_DO = "set RUNLENS_RAW_DIR to a folder of *.jsonl logs"  # the folder came from RUNLENS_RAW_DIR
@@ -267,7 +266,7 @@ def plain_dbt_build_of_a_file(builds: Prebuilds):
     log = root / "run.jsonl"
     log.write_text("{}\n")
     return log, run_dbt(
-        SAMPLE_PROJECT,
+        PROJECT,
         log,
         root / "db" / DATABASE,
         "build",
@@ -300,7 +299,7 @@ def empty_folder_build(builds: Prebuilds):
     (raw / "notes.txt").write_text("not a log\n")
     database = root / "db" / DATABASE
     database.parent.mkdir()
-    return raw, database, run_dbt(SAMPLE_PROJECT, raw, database, "build", "--exclude-resource-type", "unit_test")
+    return raw, database, run_dbt(PROJECT, raw, database, "build", "--exclude-resource-type", "unit_test")
 
 
 def test_a_plain_build_of_an_empty_folder_makes_empty_marts(empty_folder_build):

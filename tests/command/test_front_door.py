@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from runlens import cli
+from runlens.commands.option_aliases import DeprecatedAlias
 
 REPO = Path(__file__).resolve().parents[2]
 README = (REPO / "README.md").read_text(encoding="utf-8")
@@ -57,10 +58,10 @@ def test_the_tests_layout_is_only_in_contributing():
         if path.name == "CONTRIBUTING.md":
             continue
         text = path.read_text(encoding="utf-8")
-        for kind in ("pipeline", "report", "importers", "writer", "engines", "command", "helpers", "golden"):
+        for kind in ("pipeline", "report", "importers", "writer", "engines", "command", "support", "golden"):
             assert f"tests/{kind}/`" not in text and f"`{kind}/` (" not in text, (path.name, kind)
     contributing = (REPO / "CONTRIBUTING.md").read_text(encoding="utf-8")
-    for kind in ("pipeline/", "report/", "importers/", "writer/", "engines/", "command/", "helpers/"):
+    for kind in ("pipeline/", "report/", "importers/", "writer/", "engines/", "command/", "support/"):
         assert f"- `{kind}`" in contributing
 
 
@@ -89,15 +90,42 @@ def section(name: str) -> str:
 
 @pytest.mark.parametrize("name", list(cli.COMMANDS))
 def test_the_command_reference_documents_every_option(name):
-    """Each option in its command's section; `profile` takes every option of `import` (said once)."""
+    """Each option in its command's section; `profile` takes every option of `import` (said once); a
+    deprecated alias is in the table of old names, with its new one."""
     _root, subparsers = cli.parsers()
     imported = {option for action in subparsers["import"]._actions for option in action.option_strings}
     for action in subparsers[name]._actions:
         for option in action.option_strings:
+            if isinstance(action, DeprecatedAlias):
+                old = rf"`runlens {name} {option} [A-Z_]+`"
+                assert re.search(rf"{old}[^\n]*\| `{action.new_name} [A-Z_]+`", COMMANDS_DOC), (name, option)
+                continue
             if option in ("-h", "--help") or (name == "profile" and option in imported and option != "--into"):
                 continue
-            if option == "--out" and name in ("import", "profile"):
-                # the deprecated alias: in the table of old names, with its new one
-                assert re.search(rf"`runlens {name} --out RAW_DIR`[^\n]*\| `--into RAW_DIR`", COMMANDS_DOC)
-                continue
             assert f"`{option}" in section(name), f"docs/commands.md, runlens {name}: no {option}"
+
+
+def test_one_meaning_per_option_name():
+    """An option name that several commands take means one thing: one definition they share (`profile`
+    takes `import`'s options), or one row of the overview table that names every command taking it.
+    So a name that meant one thing in one command and another elsewhere (`--out`, `--collection`)
+    became two names. Deprecated aliases are left out: each says on stderr which name to use."""
+    _root, subparsers = cli.parsers()
+    takers: dict[str, dict[str, str]] = {}  # option: {command: its help}
+    for name, parser in subparsers.items():
+        for action in parser._actions:
+            if not isinstance(action, DeprecatedAlias):
+                for option in action.option_strings:
+                    takers.setdefault(option, {})[name] = action.help
+    overview = COMMANDS_DOC.split("One name, one meaning", 1)[1].split("\n\n", 2)[1]
+    rows: dict[str, set[str]] = {}
+    per_command = re.compile(rf"(^|; )({'|'.join(cli.COMMANDS)})(, ({'|'.join(cli.COMMANDS)}))*: ")
+    for line in overview.splitlines()[2:]:
+        names, means, commands = line.strip("|").split(" | ")
+        assert not per_command.search(means.strip()), f"docs/commands.md: {names.strip()} means one thing per command"
+        for option in re.findall(r"`(-{1,2}[a-z-]+)", names):
+            assert option not in rows, f"docs/commands.md: {option} has two rows, two meanings"
+            rows[option] = set(commands.strip().split(", "))
+    for option, helps in takers.items():
+        if len(helps) > 1 and option not in ("-h", "--help") and len(set(helps.values())) > 1:
+            assert rows.get(option) == set(helps), (option, sorted(helps), rows.get(option))

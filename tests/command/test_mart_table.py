@@ -5,16 +5,14 @@ names every mart the project builds."""
 from __future__ import annotations
 
 import re
-import sys
 from pathlib import Path
 
 import pytest
 import yaml
 
-REPO = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO / "scripts"))
+from scripts import mart_table
 
-import mart_table  # noqa: E402
+REPO = Path(__file__).resolve().parents[2]
 
 PAGE = (REPO / "docs" / "marts.md").read_text(encoding="utf-8")
 

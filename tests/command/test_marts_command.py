@@ -3,9 +3,8 @@ information_schema (issue 25, "Bearings in one command")."""
 
 from __future__ import annotations
 
-from pipeline import runlens_command
-
 from runlens.mart_catalog import mart_names
+from tests.support.pipeline import runlens_command
 
 
 def test_every_mart_is_listed_with_its_grain_and_rows(sample_build):

@@ -1,4 +1,4 @@
-"""Messages for how the user runs runlens (runlens/commands/usage.py): installed, a user has the `runlens`
+"""Messages for how the user runs runlens (runlens/usage.py): installed, a user has the `runlens`
 command and nothing else, so no message of theirs names `make` or an environment variable they did
 not set; `runlens build` over a folder without runlens logs stops before dbt, naming the other
 trackers' logs it found and the `runlens profile` command that reads them.
@@ -18,10 +18,10 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from pipeline import DATABASE, REPO, RUNLENS
 
-from runlens.commands import usage
-from runlens.commands.import_logs import tensorboard_readable
+from runlens import usage
+from runlens.importers.found import tensorboard_readable
+from tests.support.pipeline import DATABASE, REPO, RUNLENS
 
 IMPORTERS = REPO / "tests" / "fixtures" / "importers"
 TENSORBOARD = IMPORTERS / "lightning" / "lightning_logs"

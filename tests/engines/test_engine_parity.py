@@ -1,9 +1,9 @@
 """The same models on PostgreSQL and Spark give the same marts as on DuckDB (issue 6).
 
-One raw folder holds the datasets of tests/helpers/engine_datasets.py: the bundled sample (sample/),
-the faulty fixture (faulty/), the generated runs with ranks (ranks/, tests/helpers/ranks_fixture.py),
+One raw folder holds the datasets of tests/support/engine_datasets.py: the bundled sample (sample/),
+the faulty fixture (faulty/), the generated runs with ranks (ranks/, tests/support/ranks_fixture.py),
 the goodput, timeline and utilization fixtures, and the profiler traces (traces/,
-tests/helpers/traces_fixture.py: GPU traces of both schemas, two ranks of one job, a trace beside
+tests/support/traces_fixture.py: GPU traces of both schemas, two ranks of one job, a trace beside
 a run's log, one cut short, a real CPU trace), with a collections file that is all of theirs.
 The real project is built over it on DuckDB (the reference), on PostgreSQL and on Spark; on each
 engine every dbt test (data and unit) must pass, and every mart of the other engines must equal
@@ -26,14 +26,7 @@ import threading
 from pathlib import Path
 
 import duckdb
-import kineto_traces
 import pytest
-from engine_datasets import DATASETS, ENGINES_PROJECT
-from engines.connections import postgres_connection, postgres_settings
-from engines.parity import compare, load_marts, read_duckdb, read_postgres, read_spark
-from engines_available import postgres_missing, require_postgres, require_spark, spark_missing
-from pipeline import DATABASE, REPO, UNIT_TESTS, run_dbt
-from prebuilt import Prebuilds, prebuilt
 
 from runlens.raw_logs import trace_batches
 from runlens.raw_logs.as_of import SAMPLE_AS_OF
@@ -43,6 +36,13 @@ from runlens.raw_logs.postgres_reader import refresh as read_into_postgres
 from runlens.raw_logs.raw_tables import TABLES
 from runlens.raw_logs.trace_batches import without_nul
 from runlens.refresh.dbt_session import environment
+from scripts.engines.connections import postgres_connection, postgres_settings
+from scripts.engines.parity import compare, load_marts, read_duckdb, read_postgres, read_spark
+from tests.support import kineto_traces
+from tests.support.engine_datasets import DATASETS, ENGINES_PROJECT
+from tests.support.engines_available import postgres_missing, require_postgres, require_spark, spark_missing
+from tests.support.pipeline import DATABASE, REPO, UNIT_TESTS, run_dbt
+from tests.support.prebuilt import Prebuilds, prebuilt
 
 DESCRIBED = (
     "the sample, the faulty fixture, the runs with ranks, the goodput, timeline and utilization fixtures, the traces"

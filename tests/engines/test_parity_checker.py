@@ -16,7 +16,9 @@ from decimal import Decimal
 
 import duckdb
 import pytest
-from engines.parity import (
+
+from runlens.mart_catalog import mart_names
+from scripts.engines.parity import (
     Mart,
     compare,
     load_marts,
@@ -25,9 +27,7 @@ from engines.parity import (
     read_spark,
     values_equal,
 )
-from pipeline import REPO
-
-from runlens.mart_catalog import mart_names
+from tests.support.pipeline import REPO
 
 PARITY = REPO / "scripts" / "parity.py"
 MARTS = load_marts()

@@ -1,6 +1,6 @@
 """The Spark reader (runlens/raw_logs/spark_reader.py) writes exactly the raw tables the DuckDB
 reader writes for the same folder: the faulty fixture, the bundled sample, a folder of profiler
-traces (tests/helpers/kineto_traces.py's GPU plan in both schemas, two ranks, a trace cut short, one
+traces (tests/support/kineto_traces.py's GPU plan in both schemas, two ranks, a trace cut short, one
 of awkward texts and numbers, its events loaded in batches of two), and a folder of awkward
 files (the line rules' cases of tests/pipeline/test_line_rules.py, gzip files of several members, truncated
 and corrupt, names Hadoop would read as patterns or URIs, files that cannot be read), that folder
@@ -21,15 +21,15 @@ import re
 from pathlib import Path
 
 import duckdb
-import kineto_traces
 import pytest
-from awkward_files import GZIP, NASTY, J, random_files, write
-from engines_available import require_spark
-from pipeline import FAULTY, SAMPLE
 
 from runlens.raw_logs import duckdb_reader
 from runlens.raw_logs.listing import RawFolderError, list_log_files
 from runlens.raw_logs.raw_tables import TABLES, ReadSummary
+from tests.support import kineto_traces
+from tests.support.awkward_files import GZIP, NASTY, UTF8_EDGES, J, random_files, write
+from tests.support.engines_available import require_spark
+from tests.support.pipeline import FAULTY, SAMPLE
 
 # the leading columns that order rows (else all)
 KEYS = {"log_files": 1, "log_lines": 2, "collections": 1, "trace_files": 1, "trace_events": 3}
@@ -40,14 +40,6 @@ SPARK_TYPES = {
     "timestamp": "timestamp",
     "boolean": "boolean",
     "double": "double",
-}
-UTF8_EDGES = {
-    "utf8/surrogate.jsonl": b"a\xed\xa0\x80b\n",
-    "utf8/overlong.jsonl": b"\xc0\x80\n",
-    "utf8/beyond_unicode.jsonl": b"c\xf4\x90\x80\x80\n",
-    "utf8/noncharacter.jsonl": b"\xef\xbf\xbf\n",
-    "utf8/cut_at_end.jsonl": J + b"\n" + "日".encode()[:2],
-    "utf8/nel.jsonl": b"\xc2\x85\n\xe2\x80\xa8\n",
 }
 
 

@@ -40,11 +40,10 @@ from datetime import UTC, datetime, timedelta
 import duckdb
 import pytest
 import yaml
-from conftest import PROJECT
-from importer_fixtures import imported, materialize, of, rejects
-from pipeline import DATABASE, build
 
 from runlens.cli import main
+from tests.support.importer_fixtures import imported, materialize, of, rejects
+from tests.support.pipeline import DATABASE, PROJECT, build
 
 ZONE = "+02:00"
 LOCAL = timedelta(hours=2)
@@ -133,7 +132,7 @@ def sweep(tmp_path_factory):
     late_at = datetime(2021, 11, 3, 18, 0, tzinfo=UTC).timestamp()
     os.utime(late, (late_at, late_at))
     out = root / "raw"
-    options = ["--into", str(out), "--timezone", ZONE, "--collection", "sweep", "--quiet"]
+    options = ["--into", str(out), "--timezone", ZONE, "--into-collection", "sweep", "--quiet"]
     assert main(["import", str(logs / "job"), str(logs / "job2"), *options]) == 0
     assert main(["import", str(logs / "cluster"), *options]) == 0
     build(PROJECT, out, root / "db" / DATABASE)

@@ -13,11 +13,10 @@ import shutil
 import duckdb
 import jsonschema
 import pytest
-from conftest import SAMPLE_PROJECT
-from importer_fixtures import FIXTURES, of, only_run, rejects
-from pipeline import DATABASE, REPO, build
 
 from runlens.cli import main
+from tests.support.importer_fixtures import FIXTURES, of, only_run, rejects
+from tests.support.pipeline import DATABASE, PROJECT, REPO, build
 
 SCHEMA = json.loads((REPO / "models" / "staging" / "runlens_event.schema.json").read_text())
 FAIRSEQ = FIXTURES / "fairseq"
@@ -104,7 +103,7 @@ def test_validation_reaches_the_marts_as_evaluation(tmp_path):
         imported(tmp_path, name)
     raw = tmp_path / "out"
     database = tmp_path / "db" / DATABASE
-    build(SAMPLE_PROJECT, raw, database)
+    build(PROJECT, raw, database)
     connection = duckdb.connect(str(database), read_only=True)
     try:
         sections = connection.execute(

@@ -15,14 +15,13 @@ import subprocess
 import sys
 from pathlib import Path
 
-from importer_fixtures import FIXTURES, importer_extra, materialize
-
-from runlens.commands.import_logs import FOUND_WORDS
 from runlens.importers.common import Options, Outcome, display_path
+from runlens.importers.found import FOUND_WORDS
 from runlens.importers.importer import Claim, Claimed, Claims, Importer, Source, Walk
 from runlens.importers.inputs import LOOKS_FOR
 from runlens.importers.registry import FORMATS, IMPORTERS, OPTIONAL
 from runlens.importers.runner import discover
+from tests.support.importer_fixtures import FIXTURES, importer_extra, materialize
 
 # The W&B fixture holds 9 run folders of 8 run ids: rlresum1 was resumed, one folder per session.
 WANDB_RUN_IDS = {"rllight1", "rlhf0001", "rlplain1", "rlcrash1", "rlresum1", "rlkeras1", "rlgrpa01", "rlgrpb01"}
@@ -49,7 +48,7 @@ def test_every_registered_importer_has_the_one_shape(tmp_path):
         assert list(inspect.signature(importer.read).parameters) == ["source", "options"]
         # the command's words for it: what --format looks for, and what `runlens build` found
         assert importer.name in LOOKS_FOR, f"{importer.name}: no entry in inputs.LOOKS_FOR"
-        assert importer.kind in FOUND_WORDS, f"{importer.kind}: no entry in runlens.commands.import_logs.FOUND_WORDS"
+        assert importer.kind in FOUND_WORDS, f"{importer.kind}: no entry in runlens.importers.found.FOUND_WORDS"
         if importer.package is not None:
             importer_extra(importer.package)  # a package of the importer extra, installed where CI runs
         # a folder with nothing in it: nothing claimed, nothing taken, nothing said

@@ -20,8 +20,11 @@ import duckdb
 import jsonschema
 import pytest
 import yaml
-from conftest import SAMPLE_PROJECT
-from importer_fixtures import (
+
+from runlens.cli import main
+from runlens.report.markdown import escape_text
+from runlens.report.render import render_reports
+from tests.support.importer_fixtures import (
     APPROXIMATE,
     EXACT,
     assert_matches_record,
@@ -35,11 +38,7 @@ from importer_fixtures import (
     rejects,
     seconds,
 )
-from pipeline import DATABASE, REPO, build
-
-from runlens.cli import main
-from runlens.report.markdown import escape_text
-from runlens.report.render import render_reports
+from tests.support.pipeline import DATABASE, PROJECT, REPO, build
 
 SCHEMA = json.loads((REPO / "models" / "staging" / "runlens_event.schema.json").read_text())
 
@@ -582,7 +581,7 @@ def test_imported_runs_reach_fct_runs_with_the_recorded_wall_time(tmp_path, tens
     assert run_cli(lightning / "lightning_logs", hf / "mlflow.db", "--into", raw, "--quiet") == 0
     runs = imported(raw)
     database = tmp_path / "db" / DATABASE
-    build(SAMPLE_PROJECT, raw, database)
+    build(PROJECT, raw, database)
     connection = duckdb.connect(str(database), read_only=True)
     try:
         rows = connection.execute(
@@ -647,7 +646,7 @@ def test_cli_refuses_a_missing_path(tmp_path, capsys):
 
 
 def test_fixtures_are_small_and_hold_no_weights():
-    from importer_fixtures import FIXTURES
+    from tests.support.importer_fixtures import FIXTURES
 
     files = [p for p in FIXTURES.rglob("*") if p.is_file()]
     assert sum(p.stat().st_size for p in files) < 2 * 1024 * 1024

@@ -1,5 +1,5 @@
 """Framework profiler reports become their run's profile (runlens/importers/lightning_profiler.py,
-hf_trainer_state.py, report_attribution.py), against real tiny trainings (tests/helpers/
+hf_trainer_state.py, report_attribution.py), against real tiny trainings (tests/support/
 profiler_trainings.py) and broken reports.
 
 The expected sections are read off the files the trainings wrote, here, with a plain split of each
@@ -19,9 +19,12 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-from importer_fixtures import importer_extra
-from pipeline import REPO
-from profiler_trainings import (
+
+from runlens.importers.common import REJECTS_FILE
+from runlens.importers.runner import run_import
+from tests.support.importer_fixtures import importer_extra
+from tests.support.pipeline import REPO
+from tests.support.profiler_trainings import (
     EVAL_SLEEP,
     HF_EVAL_STEPS,
     HF_MAX_STEPS,
@@ -30,9 +33,6 @@ from profiler_trainings import (
     train_lightning,
     train_transformers,
 )
-
-from runlens.importers.common import REJECTS_FILE
-from runlens.importers.runner import run_import
 
 SCHEMA = json.loads((REPO / "models" / "staging" / "runlens_event.schema.json").read_text())
 UNTIMED = "profile from a report without timestamps"
@@ -187,10 +187,8 @@ def test_hf_trainer_state_gives_evaluation_and_training(tmp_path):
 def test_a_page_says_its_sections_come_from_a_report_without_timestamps(trainings, tmp_path):
     """Imported, built by the real project and rendered: the run's sections are on its page, which
     says where they came from (def_untimed_reports), and they are in its goodput (evaluation)."""
-    from conftest import PROJECT
-    from pipeline import DATABASE, build
-
     from runlens.report.render import render_reports
+    from tests.support.pipeline import DATABASE, PROJECT, build
 
     root, _, _ = trainings
     raw = tmp_path / "raw"

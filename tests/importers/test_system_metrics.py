@@ -28,14 +28,14 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from conftest import SAMPLE_PROJECT
-from importer_fixtures import imported, importer_extra, materialize, of, seconds
-from make_wandb_fixtures import PROJECT
-from make_wandb_fixtures import RUN_IDS as IDS
-from pipeline import DATABASE, build
 
 from runlens.cli import main
 from runlens.importers.wandb_framing import RecordReader
+from scripts.make_wandb_fixtures import PROJECT as WANDB_PROJECT
+from scripts.make_wandb_fixtures import RUN_IDS as IDS
+from tests.support.importer_fixtures import imported, importer_extra, materialize, of, seconds
+from tests.support.pipeline import DATABASE, PROJECT, build
+from tests.support.wandb_frames import frame
 
 GPU_DELAY = 0.005  # s: each GPU record after its system record
 SWITCH = 12  # GPU 0 drops from 90% to 10% at the GPU record after the 12th system record
@@ -75,8 +75,6 @@ def parsed_records(path: Path) -> list:
 
 
 def write_records(path: Path, records: list) -> None:
-    from test_wandb_importer import frame
-
     path.write_bytes(frame([record.SerializeToString() for record in records]))
 
 
@@ -134,7 +132,7 @@ def test_wandb_stats_records_give_the_hosts_samples_with_their_values_and_times(
     records = [r for r in parsed_records(wandb_file(project)) if r.WhichOneof("record_type") == "stats"]
     assert len(records) == 30  # the real run: a system record every 0.5 s, no GPU on this machine
     assert run_cli(project, "--into", tmp_path / "out", "--quiet") == 0
-    lines = imported(tmp_path / "out")[f"{PROJECT}/{IDS['plain']}"]
+    lines = imported(tmp_path / "out")[f"{WANDB_PROJECT}/{IDS['plain']}"]
     got = samples(lines)
     assert len(got) == len(records)
     names = {"cpu": "cpu_utilization", "memory_percent": "host_memory_utilization"}
@@ -166,7 +164,7 @@ def test_wandb_legacy_keys_of_2021_runs(tmp_path):
             network.key, network.value_json = "network", '{"sent": 1024, "recv": 2048}'
     write_records(path, records)
     assert run_cli(project, "--into", tmp_path / "out", "--quiet") == 0
-    got = samples(imported(tmp_path / "out")[f"{PROJECT}/{IDS['plain']}"])
+    got = samples(imported(tmp_path / "out")[f"{WANDB_PROJECT}/{IDS['plain']}"])
     memory = [float(i.value_json) for r in records for i in r.stats.item if i.key == "memory"]
     assert [line["measurements"]["host_memory_utilization"] for line in got] == memory
 
@@ -176,7 +174,7 @@ def test_wandb_gpu_records_are_one_sample_per_gpu_and_the_others_keys_are_left(t
     project = materialize("wandb", tmp_path / "in")
     times = with_gpus(wandb_file(project))
     assert run_cli(project, "--into", tmp_path / "out", "--quiet") == 0
-    lines = imported(tmp_path / "out")[f"{PROJECT}/{IDS['plain']}"]
+    lines = imported(tmp_path / "out")[f"{WANDB_PROJECT}/{IDS['plain']}"]
     gpu_lines = [line for line in samples(lines) if "gpu" in line]
     assert len(gpu_lines) == 2 * len(times)
     for index, at in enumerate(times):
@@ -323,7 +321,7 @@ def utilization_marts(tmp_path_factory):
     raw = root / "raw"
     assert run_cli(wandb_file(project).parent, lightning / "mlruns", "--into", raw, "--quiet") == 0
     database = root / "db" / DATABASE
-    build(SAMPLE_PROJECT, raw, database)
+    build(PROJECT, raw, database)
     connection = duckdb.connect(str(database), read_only=True)
     columns = (
         "run_id, interval_index, epoch(started_at), epoch(ended_at), active_seconds, gpus, gpus_source,"
@@ -346,7 +344,7 @@ def overlap(a: float, b: float, low: float, high: float) -> float:
 def test_the_wandb_gpu_samples_give_each_intervals_time_weighted_mean(utilization_marts):
     times, rows = utilization_marts
     first, switch = times[0], times[SWITCH]
-    rows = [row for row in rows if row[0] == f"{PROJECT}/{IDS['plain']}"]
+    rows = [row for row in rows if row[0] == f"{WANDB_PROJECT}/{IDS['plain']}"]
     measured = 0
     for _, _, a, b, active, gpus, source, gpu_samples, is_measured, mean, memory, power, hours, idle in rows:
         assert (gpus, source) == (2, "resources")  # the environment record's GPU count

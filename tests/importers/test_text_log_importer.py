@@ -14,13 +14,12 @@ from pathlib import Path
 import duckdb
 import jsonschema
 import pytest
-from conftest import SAMPLE_PROJECT
-from importer_fixtures import of, only_run
-from pipeline import DATABASE, REPO, build
 
 from runlens.cli import main
 from runlens.importers.config_dump import parse_config_dump
 from runlens.report.render import render_reports
+from tests.support.importer_fixtures import of, only_run
+from tests.support.pipeline import DATABASE, PROJECT, REPO, build
 
 SCHEMA = json.loads((REPO / "models" / "staging" / "runlens_event.schema.json").read_text())
 
@@ -253,7 +252,7 @@ def test_imported_config_and_saves_reach_the_marts_and_the_page(tmp_path):
     assert run_import(tmp_path / "logs", "--into", raw, "--timezone", "UTC") == 0
     (raw / "runlens_collections.csv").write_text("collection,baseline_collection\nsandwich,baseline\n")
     database = tmp_path / "db" / DATABASE
-    build(SAMPLE_PROJECT, raw, database)
+    build(PROJECT, raw, database)
     connection = duckdb.connect(str(database), read_only=True)
     try:
         sections = connection.execute(

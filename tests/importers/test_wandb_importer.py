@@ -22,8 +22,13 @@ from pathlib import Path
 import duckdb
 import jsonschema
 import pytest
-from conftest import SAMPLE_PROJECT
-from importer_fixtures import (
+
+from runlens.cli import main
+from runlens.importers import runner
+from runlens.importers.wandb_framing import BLOCK, RecordReader, checksum
+from scripts.make_wandb_fixtures import PROJECT as WANDB_PROJECT
+from scripts.make_wandb_fixtures import RUN_IDS as IDS
+from tests.support.importer_fixtures import (
     APPROXIMATE,
     EXACT,
     FIXTURES,
@@ -35,13 +40,8 @@ from importer_fixtures import (
     rejects,
     seconds,
 )
-from make_wandb_fixtures import PROJECT
-from make_wandb_fixtures import RUN_IDS as IDS
-from pipeline import DATABASE, REPO, build
-
-from runlens.cli import main
-from runlens.importers import runner
-from runlens.importers.wandb_framing import BLOCK, RecordReader, checksum
+from tests.support.pipeline import DATABASE, PROJECT, REPO, build
+from tests.support.wandb_frames import frame
 
 SCHEMA = json.loads((REPO / "models" / "staging" / "runlens_event.schema.json").read_text())
 
@@ -66,7 +66,7 @@ def run_file(project: Path, name: str, session: int = 0) -> Path:
 
 
 def lines_of(out: Path, name: str) -> list[dict]:
-    return imported(out)[f"{PROJECT}/{IDS[name]}"]
+    return imported(out)[f"{WANDB_PROJECT}/{IDS[name]}"]
 
 
 def assert_matches_sessions(lines: list[dict], recorded: list[dict], checkpoints_exact: bool | None = None) -> None:
@@ -126,26 +126,6 @@ def out(project, tmp_path) -> Path:
 
 # --------------------------------------------------------------------------------------------
 # the framing: LevelDB's log format with W&B's header and checksum (no wandb needed)
-
-
-def frame(payloads: list[bytes]) -> bytes:
-    """A W&B run file written here from LevelDB's log format description, independently of the reader."""
-    data = bytearray(b":W&B" + struct.pack("<HB", 0xBEE1, 0))
-    for payload in payloads:
-        rest, first = payload, True
-        while True:
-            left = BLOCK - len(data) % BLOCK
-            if left < 7:
-                data += bytes(left)
-                continue
-            piece, rest = rest[: left - 7], rest[left - 7 :]
-            kind = (1 if first else 4) if not rest else (2 if first else 3)
-            crc = zlib.crc32(bytes([kind]) + piece)
-            data += struct.pack("<IHB", crc, len(piece), kind) + piece
-            first = False
-            if not rest:
-                break
-    return bytes(data)
 
 
 def read(data: bytes) -> tuple[list[bytes], object]:
@@ -256,7 +236,7 @@ def test_chunks_out_of_sequence_are_corrupt():
 def test_the_project_folder_gives_every_run_once_with_no_rejects(project, tmp_path, capsys):
     assert run_cli(project, "--into", tmp_path / "out") == 0
     runs = imported(tmp_path / "out")
-    assert sorted(runs) == sorted(f"{PROJECT}/{run_id}" for run_id in IDS.values())
+    assert sorted(runs) == sorted(f"{WANDB_PROJECT}/{run_id}" for run_id in IDS.values())
     assert rejects(tmp_path / "out") == []
     err = capsys.readouterr().err.strip().splitlines()
     # nine run files (the resumed run has two sessions), and the HF run's three trainer_state.json
@@ -271,7 +251,7 @@ def test_the_project_folder_gives_every_run_once_with_no_rejects(project, tmp_pa
         and note.endswith("trainer_state.json: states no eval_runtime and no train_runtime: no section to write")
         for note in notes
     )
-    assert (tmp_path / "out" / "wandb" / PROJECT / "rlresum1.jsonl").is_file()
+    assert (tmp_path / "out" / "wandb" / WANDB_PROJECT / "rlresum1.jsonl").is_file()
 
 
 @pytest.mark.parametrize("name", ["lightning", "hf"])
@@ -280,7 +260,7 @@ def test_framework_runs_with_checkpoint_files_are_exact(out, name):
     assert_matches_sessions(lines, sessions(name), checkpoints_exact=True)
     (start,) = of(lines, "run_start")
     assert start["framework"] == name and start["resources"] == {"gpus": 0}  # a CPU machine, W&B says
-    where = {"lightning": f"/{PROJECT}/rllight1/checkpoints/epoch=", "hf": "/out-hf/checkpoint-"}[name]
+    where = {"lightning": f"/{WANDB_PROJECT}/rllight1/checkpoints/epoch=", "hf": "/out-hf/checkpoint-"}[name]
     assert all(where in c["source_path"] for c in of(lines, "checkpoint"))
 
 
@@ -368,7 +348,7 @@ def test_lightning_config_task_and_epochs(out):
     (start,) = of(lines_of(out, "lightning"), "run_start")
     # save_hyperparameters (lr, hidden) and the script's own config update; W&B's _wandb left out
     assert start["config"] == {"max_epochs": 4, "lr": 0.003, "hidden": 128}
-    assert (start["collection"], start["task"], start["task_source"]) == (PROJECT, "addmod23", "job_type")
+    assert (start["collection"], start["task"], start["task_source"]) == (WANDB_PROJECT, "addmod23", "job_type")
     assert start["source_run_id"] == "rllight1" and start["source_status"] == "exit code 0"
     assert all("epoch-level metrics" in e["approximation"] for e in of(lines_of(out, "lightning"), "epoch_end"))
 
@@ -407,10 +387,10 @@ def test_keras_epoch_metrics_give_the_epoch_ends(out):
 def test_the_group_is_the_collection(out):
     starts = {name: of(lines_of(out, name), "run_start")[0] for name in IDS}
     assert {name: s["collection"] for name, s in starts.items() if name.startswith("group_")} == {
-        "group_a": f"{PROJECT}/sweep-a",
-        "group_b": f"{PROJECT}/sweep-a",
+        "group_a": f"{WANDB_PROJECT}/sweep-a",
+        "group_b": f"{WANDB_PROJECT}/sweep-a",
     }
-    assert {s["collection"] for name, s in starts.items() if not name.startswith("group_")} == {PROJECT}
+    assert {s["collection"] for name, s in starts.items() if not name.startswith("group_")} == {WANDB_PROJECT}
     assert (starts["group_a"]["config"]["lr"], starts["group_b"]["config"]["lr"]) == (0.003, 0.01)
     assert starts["plain"]["config"] == {"task": "addmod23", "lr": 0.003, "model": {"hidden": 128, "layers": 2}}
     assert "resources" not in starts["group_a"]  # system metadata off (x_disable_stats): GPUs unknown
@@ -437,7 +417,7 @@ def test_the_resumed_run_is_one_run_with_two_sessions(out):
 
 
 def test_task_key_names_a_config_key_and_collection_overrides(project, tmp_path):
-    assert run_cli(project, "--into", tmp_path / "out", "--task-key", "lr", "--collection", "mine", "--quiet") == 0
+    assert run_cli(project, "--into", tmp_path / "out", "--task-key", "lr", "--into-collection", "mine", "--quiet") == 0
     starts = {name: of(lines_of(tmp_path / "out", name), "run_start")[0] for name in ("plain", "lightning")}
     assert (starts["plain"]["task"], starts["plain"]["task_source"]) == ("0.003", "config:lr")
     assert (starts["lightning"]["task"], starts["lightning"]["task_source"]) == ("0.003", "config:lr")
@@ -546,7 +526,7 @@ def test_imported_wandb_runs_reach_the_marts_with_their_wall_times_and_downtime(
     from runlens.report.render import render_reports
 
     database = tmp_path / "db" / DATABASE
-    build(SAMPLE_PROJECT, out, database)
+    build(PROJECT, out, database)
     connection = duckdb.connect(str(database), read_only=True)
     try:
         rows = connection.execute(
@@ -564,7 +544,7 @@ def test_imported_wandb_runs_reach_the_marts_with_their_wall_times_and_downtime(
     names = {run_id: name for name, run_id in IDS.items()}
     for run_id, (collection, status, wall, downtime, restarts, _) in by_id.items():
         recorded = sessions(names[run_id])
-        assert collection == (f"{PROJECT}/sweep-a" if names[run_id].startswith("group_") else PROJECT)
+        assert collection == (f"{WANDB_PROJECT}/sweep-a" if names[run_id].startswith("group_") else WANDB_PROJECT)
         assert status == recorded[-1]["run_end"]["status"] and restarts == len(recorded) - 1
         assert (downtime > 0) is (restarts > 0)
         # the run_start is exact, the run_end approximate; the wall time lies in the record's bracket
@@ -577,7 +557,10 @@ def test_imported_wandb_runs_reach_the_marts_with_their_wall_times_and_downtime(
     low = second["run_start"]["ts"] - first["run_end"]["ts_after"] - EXACT - APPROXIMATE
     high = second["run_start"]["ts_after"] - first["run_end"]["ts"] + EXACT + APPROXIMATE
     assert low <= by_id["rlresum1"][3] <= high, (by_id["rlresum1"][3], low, high)
-    assert collections == [(PROJECT, 5, 1), (f"{PROJECT}/sweep-a", 2, 0)]  # the crashed run: excluded, failed
+    assert collections == [
+        (WANDB_PROJECT, 5, 1),
+        (f"{WANDB_PROJECT}/sweep-a", 2, 0),
+    ]  # the crashed run: excluded, failed
     render_reports(database, tmp_path / "reports")
     assert sorted(p.parent.name for p in (tmp_path / "reports").rglob("profile.md")) == [
         "runlens-fixture",

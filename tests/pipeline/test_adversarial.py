@@ -27,10 +27,10 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from pipeline import DATABASE, REFRESH, Project, dbt_process, project_copies, run_dbt
-from prebuilt import Prebuilds, prebuilt
 
 from runlens.raw_logs.folder_metadata import COLLECTIONS_FILE
+from tests.support.pipeline import DATABASE, REFRESH, Project, dbt_process, project_copies, run_dbt
+from tests.support.prebuilt import Prebuilds, prebuilt
 
 GOOD_COLLECTION = "adv"  # only known-good runs (and the clock-skewed one) live here
 OTHER_COLLECTION = "adv-other"
@@ -383,7 +383,7 @@ def test_nan_and_infinity_literals_are_invalid_json(lines_db, offset):
 def test_duplicate_keys_the_first_value_wins_for_every_field(lines_db):
     """The contract is silent on duplicate keys (RFC 8259: names SHOULD be unique). The pipeline
     reads the first occurrence of a key, for its type check and its value alike. Python's json,
-    jsonschema and so tests/helpers/oracle.py read the last one: they disagree with the pipeline here."""
+    jsonschema and so tests/support/oracle.py read the last one: they disagree with the pipeline here."""
     path = "duplicate-keys.jsonl"
     assert [reject_reason(lines_db, path, n) for n in range(2, 10)] == [None] * 5 + ["missing_run_id", None, None]
     first = run_row(lines_db, "dupkey-first")
@@ -436,7 +436,7 @@ def test_leap_second_is_rejected_as_bad_ts(lines_db):
 def test_run_end_status_null_counts_as_completed(lines_db):
     """Documents current behaviour; the contract says "completed when absent; any other value means
     the run failed" and is silent on JSON null. The pipeline treats null as absent (completed);
-    tests/helpers/oracle.py treats it as another value (failed)."""
+    tests/support/oracle.py treats it as another value (failed)."""
     row = run_row(lines_db, "status-null")
     assert (row["status"], row["exclusion_reason"], row["wall_seconds"]) == ("completed", None, 40.0)
 

@@ -4,12 +4,11 @@
 from __future__ import annotations
 
 import duckdb
-from conftest import FAULTY_PROJECT
-from mart_snapshots import copy_of_faulty_build
-from pipeline import REFRESH, run_dbt
-from prebuilt import Prebuilds, prebuilt
 
 from runlens.mart_catalog import MARTS_DIR, mart_names
+from tests.support.mart_snapshots import copy_of_faulty_build
+from tests.support.pipeline import PROJECT, REFRESH, run_dbt
+from tests.support.prebuilt import Prebuilds, prebuilt
 
 # what a build's as-of time may change: the build's own record, the live-run marts and the goodput
 # marts (a live run's goodput so far)
@@ -28,9 +27,7 @@ def as_of_refresh(builds: Prebuilds):
     """The faulty fixture's build, copied, then refreshed with another as-of time."""
     raw, database = copy_of_faulty_build(builds.result("faulty_build"), builds.mktemp("as_of"))
     before = tables(database)
-    result = run_dbt(
-        FAULTY_PROJECT, raw, database, *REFRESH, env={"RUNLENS_AS_OF": "2025-06-01T00:00:00Z"}, planned=True
-    )
+    result = run_dbt(PROJECT, raw, database, *REFRESH, env={"RUNLENS_AS_OF": "2025-06-01T00:00:00Z"}, planned=True)
     assert result.returncode == 0, result.stdout[-4000:]
     return before, tables(database)
 

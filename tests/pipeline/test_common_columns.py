@@ -7,7 +7,8 @@ from __future__ import annotations
 import re
 
 import yaml
-from pipeline import REPO
+
+from tests.support.pipeline import REPO
 
 MODELS = REPO / "models"
 SHARED = ("computed_at", "run_id", "collection", "task")

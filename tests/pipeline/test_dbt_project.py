@@ -6,11 +6,10 @@ import json
 
 import duckdb
 import jsonschema
-from conftest import FAULTY, FAULTY_PROJECT, Built, copy_database
-from pipeline import DATABASE, REPO, build, project_copies, run_dbt
-from prebuilt import Prebuilds, prebuilt
 
 from runlens.mart_catalog import compared_query
+from tests.support.pipeline import DATABASE, FAULTY, PROJECT, REPO, build, copy_database, project_copies, run_dbt
+from tests.support.prebuilt import Built, Prebuilds, prebuilt
 
 SCHEMA = json.loads((REPO / "models" / "staging" / "runlens_event.schema.json").read_text())
 
@@ -20,7 +19,7 @@ def faulty_docs(builds: Prebuilds) -> tuple[dict, dict]:
     """`dbt docs generate` over a copy of the faulty fixture's database: (manifest, catalog)."""
     faulty_build = builds.result("faulty_build")
     database = copy_database(faulty_build.database, builds.mktemp("docs"))
-    with project_copies().checkout(FAULTY_PROJECT) as project:
+    with project_copies().checkout(PROJECT) as project:
         result = run_dbt(project, faulty_build.raw, database, "docs", "generate")
         assert result.returncode == 0, result.stdout[-4000:]
         # the dbt worker's session writes to project/target, or to a private target-* folder when
@@ -51,7 +50,7 @@ def faulty_built_again(builds: Prebuilds) -> Built:
     """A second build of the faulty fixture's folder, into a database of its own."""
     raw = builds.result("faulty_build").raw
     database = builds.mktemp("faulty_again") / DATABASE
-    build(FAULTY_PROJECT, raw, database)
+    build(PROJECT, raw, database)
     return Built(raw, database)
 
 

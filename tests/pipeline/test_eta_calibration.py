@@ -41,10 +41,10 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from conftest import PROJECT
-from pipeline import DATABASE, build
-from prebuilt import Prebuilds, prebuilt
-from shapes import AS_OF, Log
+
+from tests.support.pipeline import DATABASE, PROJECT, build
+from tests.support.prebuilt import Prebuilds, prebuilt
+from tests.support.shapes import AS_OF, Log
 
 TASKS = {"short": 300.0, "long": 900.0}
 COMPLETED, RUNNING, CHECKPOINTS, SILENCE = 40, 30, 10, 60.0

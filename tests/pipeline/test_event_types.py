@@ -10,10 +10,9 @@ import json
 
 import duckdb
 import pytest
-from conftest import FAULTY_PROJECT, SAMPLE_PROJECT, copy_database
-from pipeline import REFRESH, build, run_dbt
 
 from runlens.report.render import render_reports
+from tests.support.pipeline import PROJECT, REFRESH, build, copy_database, run_dbt
 
 
 def figures(database):
@@ -30,7 +29,7 @@ def figures(database):
 
 
 def refresh(raw, database, aliases: str):
-    result = run_dbt(FAULTY_PROJECT, raw, database, *REFRESH, env={"RUNLENS_EVENT_ALIASES": aliases})
+    result = run_dbt(PROJECT, raw, database, *REFRESH, env={"RUNLENS_EVENT_ALIASES": aliases})
     assert result.returncode == 0, result.stdout[-6000:]
 
 
@@ -73,7 +72,7 @@ def test_an_alias_change_reads_every_file_again(faulty_build, tmp_path):
 )
 def test_a_wrong_alias_stops_the_build_with_one_line(faulty_build, tmp_path, aliases, message):
     database = tmp_path / "db" / "runlens.duckdb"
-    result = run_dbt(FAULTY_PROJECT, faulty_build.raw, database, "parse", env={"RUNLENS_EVENT_ALIASES": aliases})
+    result = run_dbt(PROJECT, faulty_build.raw, database, "parse", env={"RUNLENS_EVENT_ALIASES": aliases})
     assert result.returncode != 0
     assert message in result.stdout
 
@@ -97,7 +96,7 @@ def test_a_chatty_log_builds_with_no_rejects_and_the_right_figures(tmp_path):
     raw.mkdir()
     (raw / "chatty.jsonl").write_text("\n".join(lines) + "\n")
     database = tmp_path / "db" / "runlens.duckdb"
-    build(SAMPLE_PROJECT, raw, database)
+    build(PROJECT, raw, database)
 
     with duckdb.connect(str(database), read_only=True) as connection:
         quality = connection.execute(

@@ -1,4 +1,4 @@
-"""The goodput breakdown (issue 31) over the generated logs of tests/helpers/goodput_fixture.py (committed in
+"""The goodput breakdown (issue 31) over the generated logs of tests/support/goodput_fixture.py (committed in
 tests/generated/goodput), each run's seconds planted one bucket at a time: the fixture's docstring
 works every figure out by hand. That the buckets of every run of every fixture add up to its wall
 time is a data test of every build (data-tests/singular/assert_goodput_buckets_sum_to_wall_time.sql).
@@ -9,20 +9,19 @@ from __future__ import annotations
 import filecmp
 
 import duckdb
-import goodput_fixture
 import pytest
-from conftest import PROJECT
-from golden_pages import GOLDEN_ROOT, MISMATCHES, assert_matches_golden
-from pipeline import DATABASE, build, run_dbt
-from prebuilt import Prebuilds, prebuilt
 
 from runlens.report.render import render_reports
+from tests.support import goodput_fixture
+from tests.support.golden_pages import GOLDEN_ROOT, MISMATCHES, assert_matches_golden
+from tests.support.pipeline import DATABASE, PROJECT, build, run_dbt
+from tests.support.prebuilt import Prebuilds, prebuilt
 
 RAW = goodput_fixture.FOLDER
 BUCKETS = goodput_fixture.BUCKETS
-# run -> (wall, {bucket: seconds}), from the plans in tests/helpers/goodput_fixture.py; a bucket not named is 0
+# run -> (wall, {bucket: seconds}), from the plans in tests/support/goodput_fixture.py; a bucket not named is 0
 PLANTED = {
-    # two profiles: its sections on its timeline (tests/helpers/goodput_fixture.py works them out)
+    # two profiles: its sections on its timeline (tests/support/goodput_fixture.py works them out)
     "resume": (
         4500,
         {

@@ -11,10 +11,10 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import duckdb
-from conftest import FAULTY_PROJECT
-from mart_snapshots import bump_mtime, copy_of_faulty_build, snapshot
-from pipeline import DATABASE, REFRESH, REPO, build, run_dbt
-from prebuilt import Prebuilds, prebuilt
+
+from tests.support.mart_snapshots import bump_mtime, copy_of_faulty_build, snapshot
+from tests.support.pipeline import DATABASE, PROJECT, REFRESH, REPO, build, run_dbt
+from tests.support.prebuilt import Prebuilds, prebuilt
 
 
 def group_marts() -> list[str]:
@@ -118,7 +118,7 @@ def refreshes(builds: Prebuilds) -> Refreshes:
     database (meanwhile, in another project copy)."""
     raw, incremental_db = copy_of_faulty_build(builds.result("faulty_build"), builds.mktemp("incremental"))
     before = loaded_rows(incremental_db), snapshot(incremental_db)
-    build(FAULTY_PROJECT, raw, incremental_db)
+    build(PROJECT, raw, incremental_db)
     after = loaded_rows(incremental_db), snapshot(incremental_db)
     unchanged_recomputed = recomputed_collections(incremental_db)
     full_db = raw.parent / "full" / DATABASE
@@ -127,8 +127,8 @@ def refreshes(builds: Prebuilds) -> Refreshes:
         for step in group:
             STEPS[step](raw)
         with ThreadPoolExecutor(1) as background:
-            full = background.submit(run_dbt, FAULTY_PROJECT, raw, full_db, *REFRESH, "--full-refresh")
-            build(FAULTY_PROJECT, raw, incremental_db)
+            full = background.submit(run_dbt, PROJECT, raw, full_db, *REFRESH, "--full-refresh")
+            build(PROJECT, raw, incremental_db)
             result = full.result()
         assert result.returncode == 0, result.stdout[-3000:]
         steps.append(

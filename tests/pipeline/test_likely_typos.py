@@ -13,9 +13,9 @@ from __future__ import annotations
 import json
 
 import duckdb
-from pipeline import DATABASE, runlens_command
 
 from runlens.raw_logs.as_of import SAMPLE_AS_OF
+from tests.support.pipeline import DATABASE, runlens_command
 
 
 def event(run_id: str, name: str, minute: int, **fields) -> str:

@@ -1,14 +1,10 @@
 """The line rules, end to end: files of every awkward kind are read by the real pipeline (a dbt
-build: the reader in runlens/raw_logs, the line rules in raw_tables.split_lines and each engine's reader) and every
-row of stg_log_lines is compared with a plain-Python statement of the documented semantics.
-
-- a line is a piece of the file's bytes split on `\\n`; the empty piece after a final newline is not
-  a line, and an empty file has none;
-- a valid UTF-8 line loses one trailing `\\r` and, on line 1, its leading byte order marks;
-  is_blank when only space, tab, VT, FF and CR remain;
-- an invalid line is rejected as invalid_utf8, with DuckDB's blob-to-text form of its bytes less
-  one trailing `\\x0D` as raw_text (checked against DuckDB's own cast, byte by byte);
-- one file record (line_number 0) per file carries the read_error.
+build: the DuckDB reader in runlens/raw_logs) and every row of stg_log_lines is compared with the
+line rules (models/staging/input_contract.md, "What a line is") written again in plain Python
+(tests/support/line_rules.py): a blank line has no raw_text, an invalid one is rejected as
+invalid_utf8 with its escaped form (checked against DuckDB's own cast, byte by byte), and one file
+record (line_number 0) per file carries the read_error. tests/engines/test_line_rules_on_every_reader.py
+holds the three readers' own spellings of the rules to the same statement.
 
 No line here is a valid event (none has a ts), so every non-blank line is rejected and keeps its
 text in raw_text. The reader's own promises (chunked UTF-8 checks, gzip members, files that vanish)
@@ -19,50 +15,26 @@ from __future__ import annotations
 
 import gzip
 import os
-import zlib
 from pathlib import Path
 
 import duckdb
 import pytest
-from awkward_files import GZIP, NASTY, RANDOM, J, write
-from conftest import SAMPLE_PROJECT
-from pipeline import DATABASE, build
-from prebuilt import Prebuilds, prebuilt
 
 from runlens.raw_logs import reading
 from runlens.raw_logs.listing import list_log_files
+from tests.support.awkward_files import GZIP, NASTY, RANDOM, J, write
+from tests.support.line_rules import escaped, expected_lines, gzip_members
+from tests.support.pipeline import DATABASE, PROJECT, build
+from tests.support.prebuilt import Prebuilds, prebuilt
 
 
-def escaped(data: bytes) -> str:
-    return "".join(chr(byte) if 0x20 <= byte < 0x7F and byte not in b"\"'\\" else f"\\x{byte:02X}" for byte in data)
-
-
-def expected_lines(data: bytes) -> list[tuple]:
-    """[(line_number, raw_text or None for a blank line, is_invalid_utf8, is_blank)]"""
-    pieces = data.split(b"\n")
-    if pieces[-1] == b"":
-        pieces.pop()
-    lines = []
-    for number, piece in enumerate(pieces, 1):
-        try:
-            text = piece.decode("utf-8")
-        except UnicodeDecodeError:
-            lines.append((number, escaped(piece[:-1] if piece.endswith(b"\r") else piece), True, False))
-            continue
-        text = text.lstrip("\ufeff") if number == 1 else text
-        text = text[:-1] if text.endswith("\r") else text
-        blank = text.strip(" \t\x0b\x0c\r") == ""
-        lines.append((number, None if blank else text, False, blank))
-    return lines
-
-
-def gzip_members(data: bytes) -> bytes:
-    members = b""
-    while data:
-        decompressor = zlib.decompressobj(wbits=31)
-        members += decompressor.decompress(data) + decompressor.flush()
-        data = decompressor.unused_data
-    return members
+def stg_lines(data: bytes) -> list[tuple]:
+    """[(line_number, raw_text or None for a blank line, is_invalid_utf8, is_blank)], as stg_log_lines
+    gives a file's lines (the line rules, tests/support/line_rules.py)."""
+    return [
+        (line.line_number, None if line.is_blank else line.text, line.is_invalid_utf8, line.is_blank)
+        for line in expected_lines(data)
+    ]
 
 
 @prebuilt()
@@ -80,7 +52,7 @@ def nasty_build(builds: Prebuilds) -> Path:
     os.mkfifo(raw / "pipe.jsonl")
     os.symlink("/nonexistent/target.jsonl", raw / "dangling.jsonl")
     database = builds.mktemp("nasty_db") / DATABASE
-    build(SAMPLE_PROJECT, raw, database)
+    build(PROJECT, raw, database)
     return database
 
 
@@ -105,18 +77,18 @@ def loaded(nasty_build):
 
 @pytest.mark.parametrize("name", list(NASTY), ids=repr)
 def test_plain_file_lines(loaded, name):
-    assert loaded[name] == (None, expected_lines(NASTY[name]))
+    assert loaded[name] == (None, stg_lines(NASTY[name]))
 
 
 def test_random_files(loaded):
     for name, data in RANDOM.items():
-        assert loaded[name] == (None, expected_lines(data)), name
+        assert loaded[name] == (None, stg_lines(data)), name
 
 
 @pytest.mark.parametrize("name", list(GZIP), ids=repr)
 def test_gzip_file_lines(loaded, name):
     data, error = GZIP[name]
-    assert loaded[name] == (error, expected_lines(gzip_members(data)))
+    assert loaded[name] == (error, stg_lines(gzip_members(data)))
 
 
 def test_faulty_gzip_files_keep_what_was_decoded(loaded):
@@ -124,7 +96,7 @@ def test_faulty_gzip_files_keep_what_was_decoded(loaded):
     assert error == "truncated_gzip"
     assert lines[:2] == [(1, J.decode(), False, False), (2, "\\xFF", True, False)]
     error, lines = loaded["corrupt.jsonl.gz"]
-    assert error.startswith("corrupt_gzip: ") and lines == expected_lines(J + b"\n")
+    assert error.startswith("corrupt_gzip: ") and lines == stg_lines(J + b"\n")
     assert loaded["not_gzip.jsonl.gz"][0].startswith("corrupt_gzip: ")
 
 

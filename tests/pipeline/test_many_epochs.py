@@ -1,5 +1,5 @@
 """Many-epoch runs (issue 14): the epoch and interval-kind marts over a generated fixture
-(tests/helpers/many_epochs.py), with figures worked out by hand below, and the golden report page.
+(tests/support/many_epochs.py), with figures worked out by hand below, and the golden report page.
 
 The fixture, in seconds per run (T = the training of every epoch after the first):
 
@@ -19,15 +19,14 @@ validation + T + checkpoint -> epoch_end (an epoch runs from one epoch_end to th
 from __future__ import annotations
 
 import duckdb
-import many_epochs
 import pytest
-from conftest import PROJECT
-from golden_pages import GOLDEN_ROOT, MISMATCHES, assert_matches_golden
-from pipeline import DATABASE, build
-from prebuilt import Prebuilds, prebuilt
 
 from runlens.raw_logs.folder_metadata import COLLECTIONS_FILE
 from runlens.report.render import render_reports
+from tests.support import many_epochs
+from tests.support.golden_pages import GOLDEN_ROOT, MISMATCHES, assert_matches_golden
+from tests.support.pipeline import DATABASE, PROJECT, build
+from tests.support.prebuilt import Prebuilds, prebuilt
 
 GOLDEN = GOLDEN_ROOT / "many_epochs"
 SEED = "collection,title,baseline_collection,design_url,results_url\nmany-epochs,Many epochs,,,\n"

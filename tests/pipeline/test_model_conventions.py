@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 import yaml
-from pipeline import REPO
+
+from tests.support.pipeline import REPO
 
 MODELS = REPO / "models"
 # models/README.md, "Naming a mart": the word after the kind is the grain

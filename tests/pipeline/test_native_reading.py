@@ -19,14 +19,14 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from awkward_files import NASTY, RANDOM, write
-from engine_datasets import DATASETS, ENGINES_PROJECT
-from engines.parity import compare, load_marts, read_duckdb
-from pipeline import DATABASE, REFRESH, dbt_process, project_copies, run_dbt
-from prebuilt import Prebuilds, prebuilt
 
 from runlens.raw_logs import handover
 from runlens.raw_logs.listing import list_log_files
+from scripts.engines.parity import compare, load_marts, read_duckdb
+from tests.support.awkward_files import NASTY, RANDOM, write
+from tests.support.engine_datasets import DATASETS, ENGINES_PROJECT
+from tests.support.pipeline import DATABASE, REFRESH, dbt_process, project_copies, run_dbt
+from tests.support.prebuilt import Prebuilds, prebuilt
 
 MARTS = load_marts()
 SMALL_CHUNKS = "2048"

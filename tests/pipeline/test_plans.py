@@ -25,15 +25,25 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from conftest import FAULTY, SAMPLE, copy_database
-from mart_snapshots import bump_mtime, snapshot
-from pipeline import DATABASE, REFRESH, REPO, RUNLENS, Project, build, copy_project
-from prebuilt import Prebuilds, prebuilt
 
 from runlens.raw_logs.as_of import SAMPLE_AS_OF
 from runlens.refresh.dbt_build import VACUUM_EVERY
 from runlens.refresh.dbt_session import project_state
 from runlens.refresh.plan import Plan, PlanStore, plan_inputs
+from tests.support.mart_snapshots import bump_mtime, snapshot
+from tests.support.pipeline import (
+    DATABASE,
+    FAULTY,
+    REFRESH,
+    REPO,
+    RUNLENS,
+    SAMPLE,
+    Project,
+    build,
+    copy_database,
+    copy_project,
+)
+from tests.support.prebuilt import Prebuilds, prebuilt
 
 RANKS = REPO / "tests" / "generated" / "ranks"
 LATE_RANK = "straggler/straggler.rank3.jsonl"

@@ -12,7 +12,7 @@ known independently of the pipeline:
 - accounting: agg_file_data_quality per file and in total, and every reject's file, line and reason;
 - the plan: each run's status, source, wall, tail, downtime and restarts as constructed;
 - identities between the figures of fct_runs and fct_run_intervals;
-- differential: tests/helpers/oracle.py over the same folder (runs, intervals, collection statistics).
+- differential: tests/support/oracle.py over the same folder (runs, intervals, collection statistics).
 
 A build takes a while, so examples are few: RUNLENS_HYPOTHESIS_EXAMPLES (default 5), and they are
 all checked in one build: Hypothesis generates them first, each example's files go to a subfolder
@@ -41,12 +41,12 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import duckdb
-import oracle
 import pytest
-from conftest import SAMPLE_PROJECT
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
-from pipeline import DATABASE, build
+
+from tests.support import oracle
+from tests.support.pipeline import DATABASE, PROJECT, build
 
 EXAMPLES = int(os.environ.get("RUNLENS_HYPOTHESIS_EXAMPLES", "5"))
 SHRINK = bool(os.environ.get("RUNLENS_HYPOTHESIS_SHRINK"))
@@ -787,7 +787,7 @@ def check_examples(folders: list[Folder]) -> None:
             folder.write(raw / directory)
             record(folder)
         started = time.monotonic()
-        build(SAMPLE_PROJECT, raw, workdir / "db" / DATABASE)
+        build(PROJECT, raw, workdir / "db" / DATABASE)
         STATS["build seconds"] += time.monotonic() - started
         with duckdb.connect(str(workdir / "db" / DATABASE), read_only=True) as db:
             check_totals(db, examples)

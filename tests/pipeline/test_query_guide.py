@@ -1,6 +1,6 @@
 """The SQL guide (docs/queries.md, issue 25): every query runs over the sample and returns exactly
 the answer the page shows, and each answer is checked against figures worked out from the sample's
-raw logs here (tests/helpers/oracle.py reads them with no SQL), so the guide can neither drift from the
+raw logs here (tests/support/oracle.py reads them with no SQL), so the guide can neither drift from the
 marts nor teach a wrong answer."""
 
 from __future__ import annotations
@@ -10,8 +10,10 @@ import statistics
 from datetime import UTC, timedelta
 
 import pytest
-from conftest import SAMPLE
-from oracle import (
+
+from runlens.raw_logs.as_of import SAMPLE_AS_OF, parse_as_of
+from scripts.query_guide import GUIDE, answer_table, questions
+from tests.support.oracle import (
     collection_stretches,
     concurrency,
     goodput_timeline,
@@ -24,9 +26,7 @@ from oracle import (
     runs_from,
     timelines,
 )
-from query_guide import GUIDE, answer_table, questions
-
-from runlens.raw_logs.as_of import SAMPLE_AS_OF, parse_as_of
+from tests.support.pipeline import SAMPLE
 
 V2 = "from-entangled-v2/continuous-v2"
 V3 = "from-entangled-v2/continuous-v3-beta-schedule"

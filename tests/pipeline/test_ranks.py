@@ -1,5 +1,5 @@
 """Runs with several ranks (issue 22): the rank marts over the generated logs of
-tests/helpers/ranks_fixture.py (committed in tests/generated/ranks), with every figure worked out by hand from
+tests/support/ranks_fixture.py (committed in tests/generated/ranks), with every figure worked out by hand from
 the fixture's plan:
 
 straggler (4 ranks, 10 steps): each step starts on every rank at once; ranks 0, 1, 3 arrive at the
@@ -39,14 +39,13 @@ import shutil
 
 import duckdb
 import pytest
-import ranks_fixture
-from conftest import PROJECT
-from golden_pages import GOLDEN_ROOT, MISMATCHES, assert_matches_golden
-from pipeline import DATABASE, build, rounded
-from prebuilt import Prebuilds, prebuilt
 
 from runlens.mart_catalog import compared_query
 from runlens.report.render import render_reports
+from tests.support import ranks_fixture
+from tests.support.golden_pages import GOLDEN_ROOT, MISMATCHES, assert_matches_golden
+from tests.support.pipeline import DATABASE, PROJECT, build, rounded
+from tests.support.prebuilt import Prebuilds, prebuilt
 
 RAW = ranks_fixture.FOLDER
 

@@ -17,10 +17,11 @@ import tempfile
 from pathlib import Path
 
 import duckdb
-import generate_sample as gen
 import yaml
-from pipeline import DATABASE, REFRESH, REPO, Project, project_copies, run_dbt
-from prebuilt import Prebuilds, prebuilt
+
+from scripts import generate_sample as gen
+from tests.support.pipeline import DATABASE, REFRESH, REPO, Project, project_copies, run_dbt
+from tests.support.prebuilt import Prebuilds, prebuilt
 
 MULTIPLES = yaml.safe_load((REPO / "docs" / "row_growth.yml").read_text(encoding="utf-8"))
 RUNS = 1200

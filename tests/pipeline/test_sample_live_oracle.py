@@ -1,15 +1,15 @@
 """The sample's live collection (scripts/generate_sample.py, continuous-v4-live) as of the sample's
-as-of time, built by the real pipeline, against the independent oracle (tests/helpers/oracle.py: the live
+as-of time, built by the real pipeline, against the independent oracle (tests/support/oracle.py: the live
 definitions read again in plain Python, percentiles from statistics.quantiles) and against what the
 collection was written to show."""
 
 from datetime import UTC
 
 import pytest
-from conftest import SAMPLE
-from oracle import collection_stretches, concurrency, live_runs, read_events, timelines
 
 from runlens.raw_logs.as_of import SAMPLE_AS_OF, parse_as_of
+from tests.support.oracle import collection_stretches, concurrency, live_runs, read_events, timelines
+from tests.support.pipeline import SAMPLE
 
 V4 = "from-entangled-v2/continuous-v4-live"
 V3 = "from-entangled-v2/continuous-v3-beta-schedule"

@@ -1,11 +1,12 @@
-"""The bundled sample, built by the real pipeline, against the independent oracle (tests/helpers/oracle.py)
+"""The bundled sample, built by the real pipeline, against the independent oracle (tests/support/oracle.py)
 and against what the sample is meant to show (scripts/generate_sample.py, the reference profile)."""
 
 import statistics
 
 import pytest
-from conftest import SAMPLE
-from oracle import (
+
+from runlens.raw_logs.as_of import SAMPLE_AS_OF, parse_as_of
+from tests.support.oracle import (
     collection_stats,
     oracle_parts,
     oracle_throughput,
@@ -14,8 +15,7 @@ from oracle import (
     read_events,
     runs_from,
 )
-
-from runlens.raw_logs.as_of import SAMPLE_AS_OF, parse_as_of
+from tests.support.pipeline import SAMPLE
 
 V3 = "from-entangled-v2/continuous-v3-beta-schedule"
 V2 = "from-entangled-v2/continuous-v2"
@@ -108,7 +108,7 @@ def test_sample_has_other_events_and_a_likely_typo(sample_db):
 
 def test_the_build_records_its_raw_folder_and_as_of_time(sample_db):
     """dim_build: the sample's absolute path, and the sample's as-of time, which the tests' builds pin
-    (tests/helpers/pipeline.py), as `runlens build` does for the sample."""
+    (tests/support/pipeline.py), as `runlens build` does for the sample."""
     raw_dir, started, as_of, source = sample_db.execute(
         "select raw_dir, build_started_at, as_of_at, as_of_source from dim_build"
     ).fetchone()

@@ -7,13 +7,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import duckdb
-from conftest import SAMPLE
-from pipeline import DATABASE, REFRESH, copy_project, rounded, run_dbt, runlens_command
-from prebuilt import Prebuilds, prebuilt
 
 from runlens.mart_catalog import compared_mart_names, compared_query
 from runlens.raw_logs.as_of import SAMPLE_AS_OF, parse_as_of
 from runlens.report.render import render_reports
+from tests.support.pipeline import DATABASE, REFRESH, SAMPLE, copy_project, rounded, run_dbt, runlens_command
+from tests.support.prebuilt import Prebuilds, prebuilt
 
 UNPINNED = {"RUNLENS_AS_OF": ""}  # an empty RUNLENS_AS_OF pins nothing (as_of.py)
 

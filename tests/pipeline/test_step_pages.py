@@ -2,13 +2,13 @@
 project and rendered by the real report:
 
 - `workers-0/` and `workers-2/`: the real torch.profiler CPU trainings of
-  tests/helpers/trace_trainings.py (a sleep of ITEM_SECONDS per item in the dataset: the data path),
+  tests/support/trace_trainings.py (a sleep of ITEM_SECONDS per item in the dataset: the data path),
   with 0 and 2 DataLoader workers, each with its runlens log beside its traces: collection
   `dataloader-workers`, tasks `workers-0` and `workers-2`. Without workers every step makes its
   batch: __next__ takes at least LOAD_SECONDS (0.04 s) of a step of at least LOAD_SECONDS +
   COMPUTE_SECONDS (0.10 s), above the 20% input-bound share (`input_bound_share`); with two workers
   the batch waits ready (below 10%, test_traces.py). CPU only: no GPU breakdown, never 0% idle.
-- `gpu/current/gpu.pt.trace.json`: the GPU plan of tests/helpers/kineto_traces.py on its own (a run
+- `gpu/current/gpu.pt.trace.json`: the GPU plan of tests/support/kineto_traces.py on its own (a run
   by itself: collection `gpu/current`, task `gpu`). Its two steps, as worked out by hand in
   tests/pipeline/test_traces.py's docstring (microseconds): wall 1000 + 1000, data loading 200 +
   100 = 300 of 2000: 15.0%, not input-bound. GPU span 650 + 530 = 1180: computation 300 + 240 =
@@ -37,14 +37,12 @@ project and rendered by the real report:
 
 from __future__ import annotations
 
-import kineto_traces
 import pytest
-import trace_trainings
-from conftest import PROJECT
-from pipeline import DATABASE, build
 
 from runlens.report import units
 from runlens.report.render import render_reports
+from tests.support import kineto_traces, trace_trainings
+from tests.support.pipeline import DATABASE, PROJECT, build
 
 CURRENT = "gpu/current/gpu.pt.trace.json"
 JOB = ("gpu/job/rank-0.pt.trace.json", "gpu/job/rank-1.pt.trace.json")

@@ -16,8 +16,8 @@ import sys
 from datetime import UTC, datetime, timedelta
 
 import duckdb
-from conftest import PROJECT
-from pipeline import DATABASE, REPO, build
+
+from tests.support.pipeline import DATABASE, PROJECT, REPO, build
 
 TASKS = ("alpha", "beta", "gamma", "delta")
 RUNS_PER_TASK = 24

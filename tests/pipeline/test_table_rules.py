@@ -14,10 +14,9 @@ import json
 import re
 
 import duckdb
-from conftest import FAULTY_PROJECT, copy_database
-from pipeline import project_copies, run_dbt
 
 from runlens.mart_catalog import declared_marts
+from tests.support.pipeline import PROJECT, copy_database, project_copies, run_dbt
 
 OLD_TESTS = {"primary_key", "not_null_columns", "not_negative", "has_match", "relationships", "accepted_values"}
 BREAKS = """
@@ -58,7 +57,7 @@ def test_a_broken_table_fails_its_node_with_rows_naming_each_rule_and_column(fau
             " where run_id != 'no-such-run' order by run_id, interval_index limit 1"
         ).fetchone()
     key = ("key", "run_id, interval_index", f"{run_id}, {index}")
-    with project_copies().checkout(FAULTY_PROJECT) as project:
+    with project_copies().checkout(PROJECT) as project:
         result = run_dbt(
             project,
             faulty_build.raw,

@@ -6,12 +6,11 @@ in its baseline: a regression at 10%, none at 30%)."""
 from __future__ import annotations
 
 import duckdb
-from conftest import SAMPLE, SAMPLE_PROJECT, copy_database
-from pipeline import DATABASE, build, rounded
-from prebuilt import Prebuilds, prebuilt
 
 from runlens.mart_catalog import compared_query
 from runlens.report.render import render_reports
+from tests.support.pipeline import DATABASE, PROJECT, SAMPLE, build, copy_database, rounded
+from tests.support.prebuilt import Prebuilds, prebuilt
 
 OTHER_VARS = (
     "{regression_threshold: 0.3, regression_min_runs: 2, stall_multiple: 4.5, stall_min_seconds: 1200,"
@@ -23,7 +22,7 @@ V4 = "from-entangled-v2-continuous-v4-live/profile.md"
 @prebuilt()
 def other_vars_build(builds: Prebuilds):
     database = builds.mktemp("other_vars") / DATABASE
-    build(SAMPLE_PROJECT, SAMPLE, database, "--vars", OTHER_VARS)
+    build(PROJECT, SAMPLE, database, "--vars", OTHER_VARS)
     return database
 
 
@@ -65,8 +64,8 @@ def test_a_refresh_with_other_straggler_vars_judges_every_run_again(sample_build
     """fct_run_stragglers is incremental by task: a refresh with other straggler vars, its logs
     unchanged, gives the rows a fresh build with those vars gives, not the rows it kept."""
     refreshed = copy_database(sample_build.database, tmp_path / "refreshed")
-    build(SAMPLE_PROJECT, SAMPLE, refreshed, "--vars", STRAGGLER_VARS)
+    build(PROJECT, SAMPLE, refreshed, "--vars", STRAGGLER_VARS)
     fresh = tmp_path / "fresh" / DATABASE
-    build(SAMPLE_PROJECT, SAMPLE, fresh, "--vars", STRAGGLER_VARS)
+    build(PROJECT, SAMPLE, fresh, "--vars", STRAGGLER_VARS)
     assert stragglers(fresh) != stragglers(sample_build.database)  # the vars change the verdicts
     assert stragglers(refreshed) == stragglers(fresh)

@@ -1,4 +1,4 @@
-"""Sections on the timeline (issue 49) over the generated logs of tests/helpers/timeline_fixture.py
+"""Sections on the timeline (issue 49) over the generated logs of tests/support/timeline_fixture.py
 (committed in tests/generated/timeline): every run writes cumulative profiles, and the fixture's
 docstring works out by hand what each stretch between two profiles took, where it lies on the run's
 timeline, what each interval was spent on and every goodput bucket. That every interval's rows add up
@@ -10,12 +10,11 @@ from __future__ import annotations
 import filecmp
 
 import duckdb
-import goodput_fixture
 import pytest
-import timeline_fixture
-from conftest import PROJECT
-from pipeline import DATABASE, build
-from prebuilt import Prebuilds, prebuilt
+
+from tests.support import goodput_fixture, timeline_fixture
+from tests.support.pipeline import DATABASE, PROJECT, build
+from tests.support.prebuilt import Prebuilds, prebuilt
 
 RAW = timeline_fixture.FOLDER
 BUCKETS = goodput_fixture.BUCKETS

@@ -7,12 +7,12 @@ from __future__ import annotations
 import json
 
 import duckdb
-import kineto_traces
 import pytest
 
 from runlens.raw_logs import trace_reading
 from runlens.raw_logs.listing import describe
 from runlens.raw_logs.trace_reading import TraceHeader, file_row, read_trace
+from tests.support import kineto_traces
 
 
 def expected_events(trace: dict) -> list[tuple[int, dict]]:

@@ -4,7 +4,7 @@ dbt project.
 The folder holds:
 
 - `gpu/current/gpu.pt.trace.json` and `gpu/legacy/trace.json.gz`: the GPU plan of
-  tests/helpers/kineto_traces.py in the current schema and in the 2021 one (gzip'd, named as a
+  tests/support/kineto_traces.py in the current schema and in the 2021 one (gzip'd, named as a
   plain `.json`: a trace because its object names traceEvents). Their figures, worked by hand
   from the plan's table (times in microseconds):
 
@@ -53,9 +53,9 @@ The folder holds:
   (distributedInfo ranks 0 and 1, world size 2), rank 1 launching the all-reduce COLLECTIVE_DELAY
   us later (at 360 instead of 320): one job, run `trace:gpu/job`; in step 1 rank 1 is the last to
   launch its first collective and rank 0 waits 40 us for it; step 2 holds no collective.
-- `workers-0/` and `workers-2/`: real CPU trainings of tests/helpers/trace_trainings.py, each
+- `workers-0/` and `workers-2/`: real CPU trainings of tests/support/trace_trainings.py, each
   with its runlens log beside its traces (profile/), so each trace belongs to that log's run.
-- `ddp/job/`: a real two-rank gloo training (tests/helpers/ddp_trace_training.py) whose rank 1
+- `ddp/job/`: a real two-rank gloo training (tests/support/ddp_trace_training.py) whose rank 1
   sleeps SLOW_SECONDS after each forward pass, before the backward pass's all-reduce; no log lies
   above it, so its two traces (ranks 0 and 1, from distributedInfo) are one run of their own.
 - `broken/cut.pt.trace.json`: a trace cut off in the middle of its events; `other/data.json`: a
@@ -70,18 +70,14 @@ import os
 import shutil
 import warnings
 
-import ddp_trace_training
 import duckdb
-import kineto_traces
 import pytest
-import trace_trainings
-import traces_fixture
-from conftest import PROJECT
-from pipeline import DATABASE, build
 
 from runlens.raw_logs.listing import describe
 from runlens.raw_logs.trace_listing import list_trace_files
 from runlens.raw_logs.trace_reading import TraceHeader, file_row, read_trace
+from tests.support import ddp_trace_training, kineto_traces, trace_trainings, traces_fixture
+from tests.support.pipeline import DATABASE, PROJECT, build
 
 CURRENT = "gpu/current/gpu.pt.trace.json"
 LEGACY = "gpu/legacy/trace.json.gz"
@@ -350,7 +346,7 @@ def test_a_trace_without_profiler_steps_is_one_step(marts):
 
 def test_gpu_ranks_of_one_job_name_the_rank_that_launched_its_collective_last(marts):
     """In step 1 rank 0 launches the all-reduce at 320 us, rank 1 at 320 + 40: rank 1 is last and
-    rank 0 waits 40 us; step 2 launches no collective (tests/helpers/kineto_traces.py)."""
+    rank 0 waits 40 us; step 2 launches no collective (tests/support/kineto_traces.py)."""
     assert rows(
         marts, "select distinct run_id, collection, task from main.fct_traces where file_path in (?, ?)", *JOB
     ) == [("trace:gpu/job", "gpu", "job")]

@@ -1,4 +1,4 @@
-"""Utilization samples (issue 45): the utilization marts over tests/helpers/utilization_fixture.py,
+"""Utilization samples (issue 45): the utilization marts over tests/support/utilization_fixture.py,
 every figure worked out by hand here. A sample stands for its GPU until the GPU's next sample, at
 most 60 s later (var utilization_sample_hold_seconds); an interval is measured with at least 2
 utilization samples per GPU inside it (var utilization_min_samples).
@@ -39,14 +39,13 @@ import shutil
 
 import duckdb
 import pytest
-import utilization_fixture
-from conftest import PROJECT
-from mart_snapshots import bump_mtime, snapshot
-from page_figures import clashes
-from pipeline import DATABASE, build
-from prebuilt import Prebuilds, prebuilt
 
 from runlens.report.render import render_reports
+from tests.support import utilization_fixture
+from tests.support.mart_snapshots import bump_mtime, snapshot
+from tests.support.page_figures import clashes
+from tests.support.pipeline import DATABASE, PROJECT, build
+from tests.support.prebuilt import Prebuilds, prebuilt
 
 
 @prebuilt()
@@ -265,7 +264,7 @@ def test_the_page_says_how_busy_the_gpus_were_and_where_the_idle_gpu_hours_went(
     """The answer's figures, from the ones above: 52.8% busy over 8/45 = 0.178 measured GPU-hours, of
     11/90 + 1/30 + 1/30 = 17/90 = 0.189 held by 3 runs; 151/1800 = 0.084 idle; the idlest kind is
     checkpoint -> checkpoint (steady's 2/45 = 0.044, 20% busy): 2/45 / (151/1800) = 53.0% of the idle
-    GPU-hours. One figure per name on the page (tests/helpers/page_figures.py)."""
+    GPU-hours. One figure per name on the page (tests/support/page_figures.py)."""
     render_reports(utilization_build, tmp_path)
     page = (tmp_path / "util" / "profile.md").read_text(encoding="utf-8")
     assert (

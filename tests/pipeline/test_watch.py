@@ -28,11 +28,10 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from conftest import FAULTY_PROJECT, copy_database
-from mart_snapshots import bump_mtime, snapshot
-from pipeline import DATABASE, RUNLENS, build
 
 from runlens.raw_logs.as_of import SAMPLE_AS_OF
+from tests.support.mart_snapshots import bump_mtime, snapshot
+from tests.support.pipeline import DATABASE, PROJECT, RUNLENS, build, copy_database
 
 STOP_BOUND = 2.0  # seconds from the signal to the process's end
 REFRESH_WAIT = 300  # seconds a refresh may take on a busy machine
@@ -142,7 +141,7 @@ GROWING = [
 def assert_same_as_a_fresh_build(watch: Watch, tmp_path: Path, case: str) -> None:
     """The watch's marts equal those of a full build of the folder as it is now, into a new database."""
     fresh = tmp_path / f"fresh-{case}" / DATABASE
-    build(FAULTY_PROJECT, watch.raw, fresh)
+    build(PROJECT, watch.raw, fresh)
     watched_marts, fresh_marts = snapshot(watch.database), snapshot(fresh)
     for table in fresh_marts:
         assert watched_marts[table] == fresh_marts[table], f"after {case}: {table} differs from a fresh build"
@@ -340,9 +339,8 @@ def test_a_lock_file_is_removed_when_let_go_and_refuses_a_second_holder(tmp_path
 
 def test_a_new_profiler_trace_is_a_change_the_watch_sees(tmp_path):
     """The watch refreshes when the folder's files change: its profiler traces count as files."""
-    import kineto_traces
-
     from runlens.refresh.watch import file_changes, folder_state
+    from tests.support import kineto_traces
 
     (tmp_path / "run.jsonl").write_text('{"run_id": "r", "event": "run_start", "ts": 0}\n', encoding="utf-8")
     before = folder_state(tmp_path)

@@ -6,10 +6,10 @@ from __future__ import annotations
 import matplotlib
 
 matplotlib.use("Agg")
-from chart_ticks import tick_label_mismatches  # noqa: E402
 from matplotlib import pyplot  # noqa: E402
 
 from runlens.report.chart import DurationFormatter, duration_axis, tick_decimals  # noqa: E402
+from tests.support.chart_ticks import tick_label_mismatches  # noqa: E402
 
 
 def labels_of(limit: float) -> tuple[list[float], list[str]]:

@@ -1,14 +1,15 @@
 """One name, one figure (issue 49, point 4): every page figure with a given name equals every other
 figure with that name on that page, or the two get two names. The names and the forms a figure is
-read in are tests/helpers/page_figures.py's. Every golden page is held to it here; the golden
+read in are tests/support/page_figures.py's. Every golden page is held to it here; the golden
 tests, which render every golden page from a real build (test_pages, test_shapes, test_goodput,
 test_ranks, test_many_epochs), check each page they render the same way (golden_pages.py)."""
 
 from __future__ import annotations
 
 import pytest
-from golden_pages import GOLDEN_ROOT
-from page_figures import clashes, page_figures
+
+from tests.support.golden_pages import GOLDEN_ROOT
+from tests.support.page_figures import clashes, page_figures
 
 GOLDEN_PAGES = sorted(path for path in GOLDEN_ROOT.rglob("*.md") if "_mismatches" not in path.parts)
 

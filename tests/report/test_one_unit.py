@@ -14,11 +14,11 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import SAMPLE
 from matplotlib.figure import Figure
-from oracle import read_events, runs_from
 
 import runlens.report.render as render
+from tests.support.oracle import read_events, runs_from
+from tests.support.pipeline import SAMPLE
 
 V2, V3, V4 = (
     "from-entangled-v2-continuous-v2",

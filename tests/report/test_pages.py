@@ -9,14 +9,13 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import PROJECT
-from golden_pages import GOLDEN_ROOT, MISMATCHES, assert_matches_golden
 from markdown_it import MarkdownIt
-from pipeline import DATABASE, REPO, build, runlens_command
-from prebuilt import Prebuilds, prebuilt
 
 from runlens.raw_logs.folder_metadata import COLLECTIONS_FILE
 from runlens.report.render import render_reports
+from tests.support.golden_pages import GOLDEN_ROOT, MISMATCHES, assert_matches_golden
+from tests.support.pipeline import DATABASE, PROJECT, REPO, build, runlens_command
+from tests.support.prebuilt import Prebuilds, prebuilt
 
 GOLDEN = GOLDEN_ROOT / "faulty"
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 import re
 
 import yaml
-from pipeline import REPO
 
 from runlens.mart_catalog import mart_names
 from runlens.report import data
+from tests.support.pipeline import REPO
 
 QUERIES = REPO / "runlens" / "report" / "queries"
 EXPOSURES = REPO / "models" / "marts" / "_report__exposures.yml"

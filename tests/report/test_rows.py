@@ -10,11 +10,11 @@ import shutil
 import duckdb
 import jinja2
 import pytest
-from conftest import FAULTY
 
 from runlens.report.data import PROFILE_READS, in_collection
 from runlens.report.render import ReportError, environment, render_reports
 from runlens.report.rows import MartRead, contract, mart_row, read_mart
+from tests.support.pipeline import FAULTY
 
 
 def test_a_mart_read_gives_every_column_of_the_contract(faulty_db_path):

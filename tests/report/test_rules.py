@@ -6,11 +6,11 @@ from dataclasses import replace
 from types import SimpleNamespace
 
 import pytest
-from goodput_fixture import BUCKETS
 
 from runlens.report import rules, sentences, tables, units
 from runlens.report.data import CollectionProfile
 from runlens.report.rows import Row, mart_row, row
+from tests.support.goodput_fixture import BUCKETS
 
 SNAPSHOT = row(
     "snapshot",

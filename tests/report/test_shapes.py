@@ -1,5 +1,5 @@
 """The pages on every shape of logs (issue 21): golden pages for the bundled sample and for the
-generated shapes (tests/helpers/shapes.py), each read by a person before it was committed, and the page
+generated shapes (tests/support/shapes.py), each read by a person before it was committed, and the page
 rules checked on each: units that fit, one speedup convention, no abandoned run under "Still
 running", positions aligned by label, data quality of the page's own files, and no sample
 metadata in a database of other logs. The figures asserted are worked out from the generator's
@@ -12,13 +12,12 @@ from pathlib import Path
 
 import duckdb
 import pytest
-import shapes
-from conftest import PROJECT
-from golden_pages import GOLDEN_ROOT, MISMATCHES, assert_matches_golden
-from pipeline import DATABASE, build
-from prebuilt import Prebuilds, prebuilt
 
 from runlens.report.render import render_reports
+from tests.support import shapes
+from tests.support.golden_pages import GOLDEN_ROOT, MISMATCHES, assert_matches_golden
+from tests.support.pipeline import DATABASE, PROJECT, build
+from tests.support.prebuilt import Prebuilds, prebuilt
 
 RAW_PLACEHOLDER = "<raw folder>"
 
@@ -100,7 +99,7 @@ def test_runs_of_a_few_seconds_read_as_on_the_index(shape_pages):
 
 
 def test_epochs_that_differ_by_seconds_are_told_apart(shape_pages):
-    """epochs-new's five slowest epochs are 92.5, 90.5, 88.5, 88.5 and 88 s (tests/helpers/shapes.py), its
+    """epochs-new's five slowest epochs are 92.5, 90.5, 88.5, 88.5 and 88 s (tests/support/shapes.py), its
     first epoch 92.5 s against a later-epoch median of 83 s: in seconds, in one unit per line."""
     text = page(shape_pages, "epochs-new")
     assert (
@@ -330,7 +329,7 @@ def test_one_name_per_collection_on_a_page(pages, request):
 
 
 def test_the_shapes_flag_few_stragglers(shapes_build):
-    """No shape plants a slow run (tests/helpers/shapes.py): at most a few percent of their scored
+    """No shape plants a slow run (tests/support/shapes.py): at most a few percent of their scored
     runs are stragglers (def_stragglers, the expected rate), here none of them."""
     with duckdb.connect(str(shapes_build[1]), read_only=True) as connection:
         scored, flagged = connection.execute(

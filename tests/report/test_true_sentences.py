@@ -31,11 +31,10 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from conftest import PROJECT
-from pipeline import DATABASE, build
-from prebuilt import Prebuilds, prebuilt
 
 from runlens.report.render import render_reports
+from tests.support.pipeline import DATABASE, PROJECT, build
+from tests.support.prebuilt import Prebuilds, prebuilt
 
 START = datetime(2025, 1, 1, tzinfo=UTC)
 

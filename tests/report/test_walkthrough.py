@@ -10,9 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import FAULTY
-from pipeline import DATABASE, REPO, build, copy_project
-from prebuilt import Prebuilds, prebuilt
+from tests.support.pipeline import DATABASE, FAULTY, REPO, build, copy_project
+from tests.support.prebuilt import Prebuilds, prebuilt
 
 TEMPLATES = REPO / "runlens" / "report" / "templates"
 # the three edits of the walk-through: (file, text before, text after)

@@ -1,7 +1,7 @@
 """runlens' callbacks in real trainings, against the test's own record of them (issue 12).
 
 A tiny Lightning, Hugging Face Trainer, Keras (torch backend) and plain PyTorch training each run
-once per session (tests/helpers/writer_trainings.py), recorded by the runlens callback (the writer, for the
+once per session (tests/support/writer_trainings.py), recorded by the runlens callback (the writer, for the
 plain loop) and, independently, by the test's own hooks and wrappers. For each:
 
 - every line is an event of the input contract (its JSON Schema), one run, times increasing;
@@ -25,8 +25,9 @@ import sys
 
 import jsonschema
 import pytest
-from pipeline import REPO
-from writer_trainings import (
+
+from tests.support.pipeline import REPO
+from tests.support.writer_trainings import (
     BATCH_SIZE,
     CHECKPOINT_STEPS,
     COLLECTION,

@@ -3,7 +3,7 @@
 - Two processes join a gloo group on 127.0.0.1 with no rank variable set, so the writer learns rank
   and world size from torch.distributed alone: by default only rank 0 writes, with its rank on
   every line; with per_rank_files=True each rank writes its own file of the same run.
-- Four-process trainings (tests/helpers/ddp_trainings.py), one by the writer in a plain DDP loop and one by
+- Four-process trainings (tests/support/ddp_trainings.py), one by the writer in a plain DDP loop and one by
   the Lightning callback under strategy="ddp", with rank SLOW_RANK sleeping EXTRA_SECONDS more per
   step before the step's collective: the lines of each rank, its markers, its collective sections,
   and its busy time against the training's own record of every rank's steps.
@@ -27,14 +27,14 @@ import types
 from datetime import datetime
 from pathlib import Path
 
-import ddp_trainings
 import duckdb
 import jsonschema
 import pytest
-from conftest import PROJECT
-from ddp_trainings import COLLECTION, LIGHTNING_RUN_ID, TASK, WRITER_RUN_ID
-from pipeline import DATABASE, REPO, build
-from writer_trainings import framework_module, keras_on_torch
+
+from tests.support import ddp_trainings
+from tests.support.ddp_trainings import COLLECTION, LIGHTNING_RUN_ID, TASK, WRITER_RUN_ID
+from tests.support.pipeline import DATABASE, PROJECT, REPO, build
+from tests.support.writer_trainings import framework_module, keras_on_torch
 
 WORLD_SIZE = 4
 STEPS = 20

@@ -19,7 +19,7 @@ import subprocess
 import sys
 import time
 
-from pipeline import REPO
+from tests.support.pipeline import REPO
 
 WRITER = REPO / "writer"
 PARALLEL_WRITERS = 4

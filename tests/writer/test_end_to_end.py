@@ -1,7 +1,7 @@
 """The writer's logs through the rest of runlens, unchanged (issue 12): one real `dbt build` over
 everything the writer and its callbacks wrote in this session, then the marts and the report.
 
-- The four recorded trainings (tests/helpers/writer_trainings.py: Lightning, Hugging Face Trainer, Keras,
+- The four recorded trainings (tests/support/writer_trainings.py: Lightning, Hugging Face Trainer, Keras,
   plain loop) are completed runs measured by the event log, with the wall time of the test's own
   record (within 0.05 s), their checkpoints and epoch ends as interval markers, and their
   profiler sections in agg_collection_profile_sections (the sums of the logs' latest profiles), which the
@@ -30,12 +30,11 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from conftest import SAMPLE_PROJECT
-from pipeline import DATABASE, REPO, build
 from runlens_writer import start_run
-from writer_trainings import COLLECTION, FRAMEWORKS, Training
 
 from runlens.report.render import render_reports
+from tests.support.pipeline import DATABASE, PROJECT, REPO, build
+from tests.support.writer_trainings import COLLECTION, FRAMEWORKS, Training
 
 PROMISES = "writer-promises"
 DOWNTIME_SECONDS = 0.3
@@ -95,7 +94,7 @@ def writer_marts(writer_training, tmp_path_factory):
     (raw / "promises").mkdir()
     write_promised_runs(raw / "promises")
     database = tmp_path_factory.mktemp("writer_db") / DATABASE
-    build(SAMPLE_PROJECT, raw, database)
+    build(PROJECT, raw, database)
     connection = duckdb.connect(str(database), read_only=True)
     yield WriterMarts(connection, database, raw, trainings)
     connection.close()

@@ -1,5 +1,5 @@
 """A real training killed with SIGKILL part-way through an epoch and resumed from its last
-checkpoint (issue 31, tests/helpers/killed_trainings.py): the goodput marts give its downtime, its redone
+checkpoint (issue 31, tests/support/killed_trainings.py): the goodput marts give its downtime, its redone
 training and its second start-up within 5% of what the training recorded of itself.
 
 The expected figures come from the sessions' own records and from this test's own moment of the
@@ -23,11 +23,11 @@ import time
 from pathlib import Path
 
 import duckdb
-import killed_trainings
 import pytest
-from conftest import PROJECT
-from pipeline import DATABASE, REPO, build
-from writer_trainings import framework_module
+
+from tests.support import killed_trainings
+from tests.support.pipeline import DATABASE, PROJECT, REPO, build
+from tests.support.writer_trainings import framework_module
 
 TOLERANCE = 0.05
 KILL_AFTER_STEPS = 60  # into the second epoch: its 80 steps stop at 60
@@ -43,9 +43,9 @@ def records(folder: Path) -> list[dict]:
 
 
 def session(kind: str, folder: Path) -> subprocess.Popen:
-    environment = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO / "writer"), str(REPO / "tests" / "helpers")])}
+    environment = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO / "writer"), str(REPO)])}
     return subprocess.Popen(
-        [sys.executable, str(REPO / "tests" / "helpers" / "killed_trainings.py"), kind, str(folder)],
+        [sys.executable, "-m", "tests.support.killed_trainings", kind, str(folder)],
         env=environment,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,

@@ -21,8 +21,9 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-from pipeline import REPO
-from writer_trainings import framework_module
+
+from tests.support.pipeline import REPO
+from tests.support.writer_trainings import framework_module
 
 WRITER = REPO / "writer"
 SCHEMA = json.loads((REPO / "models" / "staging" / "runlens_event.schema.json").read_text(encoding="utf-8"))

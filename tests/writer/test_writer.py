@@ -29,8 +29,9 @@ import numpy as np
 import pytest
 import runlens_writer
 from hypothesis import given, settings
-from pipeline import REPO
 from runlens_writer import RunLog, RunLogError, json_config, start_run
+
+from tests.support.pipeline import REPO
 
 SCHEMA = json.loads((REPO / "models" / "staging" / "runlens_event.schema.json").read_text(encoding="utf-8"))
 START_SECONDS = 1_735_689_600  # 2025-01-01T00:00:00Z

@@ -18,9 +18,9 @@ import duckdb
 import jsonschema
 import pytest
 import runlens_writer
-from conftest import PROJECT
-from pipeline import DATABASE, REPO, build
 from runlens_writer import RunLog, RunLogError
+
+from tests.support.pipeline import DATABASE, PROJECT, REPO, build
 
 SCHEMA = json.loads((REPO / "models" / "staging" / "runlens_event.schema.json").read_text(encoding="utf-8"))
 START_SECONDS = 1_735_689_600  # 2025-01-01T00:00:00Z

@@ -18,7 +18,7 @@ import shutil
 from datetime import datetime
 from pathlib import Path
 
-from pipeline import REPO
+from tests.support.pipeline import REPO
 
 FIXTURES = REPO / "tests" / "fixtures" / "importers"
 EXACT = 0.1  # seconds: the tolerance for a marker the importer calls exact

@@ -49,6 +49,28 @@ GZIP = {
     "crlf.jsonl.gz": (gzip.compress(J + b"\r\n" + J), None),
 }
 
+# bytes that are almost UTF-8, and the line separators other than LF that UTF-8 can spell
+UTF8_EDGES = {
+    "utf8/surrogate.jsonl": b"a\xed\xa0\x80b\n",
+    "utf8/overlong.jsonl": b"\xc0\x80\n",
+    "utf8/beyond_unicode.jsonl": b"c\xf4\x90\x80\x80\n",
+    "utf8/noncharacter.jsonl": b"\xef\xbf\xbf\n",
+    "utf8/cut_at_end.jsonl": J + b"\n" + "日".encode()[:2],
+    "utf8/nel.jsonl": b"\xc2\x85\n\xe2\x80\xa8\n",
+}
+# what a line is at its edges: separators that are no LF, blanks and near-blanks, NULs, BOMs past line 1,
+# lines far longer than a read's pieces (2 MiB valid, 1 MiB with one invalid byte)
+_LONG = random.Random(7).randbytes(1 << 19).hex().encode()  # 1 MiB of hex digits
+LINE_EDGES = {
+    "edges/separators.jsonl": "a\u2028b\n\u2029\n\x85\nc\u2028\r\n\x1c\x1d\x1e\n".encode(),
+    "edges/blank_or_not.jsonl": b"\t\r\n\x0b\x0c\n\r\r\n \r \n\xc2\xa0\n\xe3\x80\x80\n\x1c\n\x00\n \r",
+    "edges/empty_lines.jsonl": b"\n\n\r\n\n" + J,
+    "edges/nul.jsonl": b"\x00\n\x00\x00\r\n" + J[:3] + b"\x00" + J[3:] + b"\r\n\x00",
+    "edges/bom_later.jsonl": J + b"\n\xef\xbb\xbf" + J + b"\n\xef\xbb\xbf\n",
+    "edges/bom_then_blank.jsonl": b"\xef\xbb\xbf \t\r\n",
+    "edges/long_lines.jsonl": _LONG + _LONG + b"\r\n" + _LONG[:1000] + b"\xff" + _LONG[1000:] + b"\r\n" + J,
+}
+
 
 def write(raw, name, data):
     path = raw / name

@@ -1,6 +1,6 @@
 """The generated logs of the goodput breakdown (issue 31) in tests/generated/goodput.
 
-`python tests/helpers/goodput_fixture.py` writes them again (they are committed, so the parity test and
+`python -m tests.support.goodput_fixture` writes them again (they are committed, so the parity test and
 tests/pipeline/test_goodput.py read the same files). Every second of every run is planted here, one bucket
 at a time, so that each figure the tests expect is worked out by hand from these plans (collection
 goodput-a; times are seconds after the run's start):

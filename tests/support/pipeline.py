@@ -2,7 +2,7 @@
 
 The project is copied to a scratch folder so a test can give it its own DuckDB settings and
 database without touching the working tree; then the real `dbt build` runs there, in-process in
-one of the session's dbt workers (tests/helpers/dbt_workers.py, runlens.refresh.dbt_session): a worker parses a
+one of the session's dbt workers (tests/support/dbt_workers.py, runlens.refresh.dbt_session): a worker parses a
 copy once and hands the parsed project to every later build in it, so a build pays for its nodes
 only. A folder of logs carries its own collections file (runlens_collections.csv), as the sample
 and the fixtures do. `ProjectCopies` keeps the copies of a session for that reuse: one per kind
@@ -27,9 +27,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
-from dbt_workers import Job, WorkerPool
 
 from runlens.raw_logs.as_of import SAMPLE_AS_OF
+from tests.support.dbt_workers import Job, WorkerPool
 
 REPO = Path(__file__).resolve().parents[2]
 PROJECT_PARTS = (
@@ -99,6 +99,10 @@ class Project:
     @classmethod
     def limited(cls, **settings: str) -> Project:
         return cls(tuple(sorted(settings.items())))
+
+
+# the kind of project copy most builds run in (no settings of its own; a raw folder carries its own collections file)
+PROJECT = Project()
 
 
 class ProjectCopies:
@@ -197,7 +201,7 @@ def run_dbt(
     into database (DuckDB; `env` may choose another target's settings); returns what a finished
     dbt process would: its exit status and dbt's log lines (info and above) as stdout. planned: a
     DuckDB build runs as `runlens build` runs it, dbt's recorded plan for the same situation when
-    there is one (tests/helpers/dbt_workers.py); dbt's own log lines are then only its errors."""
+    there is one (tests/support/dbt_workers.py); dbt's own log lines are then only its errors."""
     if isinstance(project, Project):
         with project_copies().checkout(project) as copy:
             return run_dbt(copy, raw_dir, database, *args, env=env, planned=planned)

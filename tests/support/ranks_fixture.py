@@ -1,6 +1,6 @@
 """The generated logs of runs with several ranks in tests/generated/ranks (issue 22).
 
-`python tests/helpers/ranks_fixture.py` writes them again (they are committed, so the parity test and
+`python -m tests.support.ranks_fixture` writes them again (they are committed, so the parity test and
 tests/pipeline/test_ranks.py read the same files). Every time is planned here, so each figure the tests
 expect is worked out by hand from these plans (tests/pipeline/test_ranks.py says how):
 

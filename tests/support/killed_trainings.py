@@ -2,7 +2,7 @@
 from their last checkpoint (issue 31): one in a plain loop with runlens' writer, one in PyTorch
 Lightning with the runlens callback.
 
-`python tests/helpers/killed_trainings.py plain|lightning FOLDER` runs one session: it starts fresh, or
+`python -m tests.support.killed_trainings plain|lightning FOLDER` runs one session: it starts fresh, or
 resumes when FOLDER holds a checkpoint, and trains to the end of its epochs unless it is killed.
 Beside the runlens log (FOLDER/logs/), each session keeps its own account in FOLDER/record.jsonl,
 one line per moment, written the moment it happens and never read by runlens: where the session

@@ -4,13 +4,13 @@ the kind of project copy they build in."""
 
 from __future__ import annotations
 
-from pipeline import FAULTY, REPO, SAMPLE, Project
+from tests.support.pipeline import FAULTY, REPO, SAMPLE, Project
 
 RANKS = REPO / "tests" / "generated" / "ranks"
 GOODPUT = REPO / "tests" / "generated" / "goodput"
 TIMELINE = REPO / "tests" / "generated" / "timeline"
 UTILIZATION = REPO / "tests" / "generated" / "utilization"
-TRACES = REPO / "tests" / "generated" / "traces"  # tests/helpers/traces_fixture.py
+TRACES = REPO / "tests" / "generated" / "traces"  # tests/support/traces_fixture.py
 DATASETS = {
     "sample": SAMPLE,
     "faulty": FAULTY,

@@ -18,7 +18,7 @@ import json
 import time
 from pathlib import Path
 
-from writer_trainings import framework_module
+from tests.support.writer_trainings import framework_module
 
 BATCH_SIZE = 4
 ITEM_SECONDS = 0.01

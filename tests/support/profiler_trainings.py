@@ -16,7 +16,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from writer_trainings import framework_module, tensors
+from tests.support.writer_trainings import framework_module, tensors
 
 VALIDATION_SLEEP = 0.05
 EPOCHS = 2

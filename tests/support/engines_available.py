@@ -7,7 +7,8 @@ import os
 import shutil
 
 import pytest
-from engines.connections import postgres_connection, postgres_settings
+
+from scripts.engines.connections import postgres_connection, postgres_settings
 
 REQUIRED = os.environ.get("RUNLENS_REQUIRE_ENGINES") == "1"
 

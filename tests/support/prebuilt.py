@@ -38,6 +38,14 @@ class Declared:
 DECLARED: dict[str, Declared] = {}
 
 
+@dataclass(frozen=True)
+class Built:
+    """A database of the marts and the raw folder it was built from: what a build of logs returns."""
+
+    raw: Path
+    database: Path
+
+
 def prebuilt(first: bool = False):
     """Declare a build that runs in the background; the session fixture of the function's name
     gives its return value."""

@@ -115,7 +115,7 @@ def record_part(record_path: Path, rank: int) -> Path:
 
 
 def _require(module: str) -> None:
-    from writer_trainings import framework_module  # imports pytest: the harness side only
+    from tests.support.writer_trainings import framework_module  # imports pytest: the harness side only
 
     framework_module(module)
 

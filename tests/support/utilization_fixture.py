@@ -1,6 +1,6 @@
 """The generated logs of utilization samples (issue 45) in tests/generated/utilization, whose figures
 tests/pipeline/test_utilization.py works out by hand (its docstring): every line is written here, at
-seconds from BASE. `python tests/helpers/utilization_fixture.py` writes the folder again."""
+seconds from BASE. `python -m tests.support.utilization_fixture` writes the folder again."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """The generated logs of sections on the timeline (issue 49) in tests/generated/timeline.
 
-`python tests/helpers/timeline_fixture.py` writes them again (they are committed, so the parity test and
+`python -m tests.support.timeline_fixture` writes them again (they are committed, so the parity test and
 tests/pipeline/test_timeline_sections.py read the same files). Every run writes cumulative profiles, as the
 writer does, so what each section took between two profiles is known; each figure the tests expect is
 worked out by hand below (collection timeline-a, 1 GPU per run; times are seconds after the run's start;
@@ -52,7 +52,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from goodput_fixture import run_lines, write_folder
+from tests.support.goodput_fixture import run_lines, write_folder
 
 FOLDER = Path(__file__).parents[1] / "generated" / "timeline"
 BASE = datetime(2025, 3, 2, tzinfo=UTC)

@@ -7,9 +7,9 @@ import os
 import shutil
 
 import duckdb
-from pipeline import copy_database, rounded
 
 from runlens.mart_catalog import compared_mart_names, compared_query
+from tests.support.pipeline import copy_database, rounded
 
 # every mart two builds of the same logs must agree on; agg_file_data_quality apart (modified_at)
 COMPARED = [mart for mart in compared_mart_names() if mart != "agg_file_data_quality"]

@@ -1,5 +1,5 @@
 """The generated profiler traces (issue 46) in tests/generated/traces, which the engine parity test
-(tests/engines/test_engine_parity.py) builds on DuckDB, PostgreSQL and Spark: tests/helpers/
+(tests/engines/test_engine_parity.py) builds on DuckDB, PostgreSQL and Spark: tests/support/
 kineto_traces.py's GPU plan, whose figures tests/pipeline/test_traces.py works out by hand, in
 each case the steps marts treat apart, and one real CPU trace.
 
@@ -16,11 +16,11 @@ each case the steps marts treat apart, and one real CPU trace.
   the plan with its baseTimeNanoseconds at LOGGED_START, so the trace starts ORIGIN_US (5000 s)
   later, at 02:23:20, inside the run: the trace belongs to that run.
 - `broken/cut.pt.trace.json`: the plan cut off in the middle of its events.
-- `cpu/profile/host_1.<ns>.pt.trace.json.gz`: a real trace of tests/helpers/trace_trainings.py's
+- `cpu/profile/host_1.<ns>.pt.trace.json.gz`: a real trace of tests/support/trace_trainings.py's
   training without workers (CPU only, three profiled steps), recorded once (`python
-  tests/helpers/traces_fixture.py --record`) and kept as it was written, gzip'd; a run of its own.
+  tests/support/traces_fixture.py --record`) and kept as it was written, gzip'd; a run of its own.
 
-`python tests/helpers/traces_fixture.py` writes the folder again, all but the recorded trace.
+`python -m tests.support.traces_fixture` writes the folder again, all but the recorded trace.
 """
 
 from __future__ import annotations
@@ -32,9 +32,8 @@ import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
 
-import kineto_traces
-
 from runlens.raw_logs.folder_metadata import COLLECTIONS_FILE
+from tests.support import kineto_traces
 
 FOLDER = Path(__file__).parents[1] / "generated" / "traces"
 COLLECTIVE_DELAY = 40
@@ -81,7 +80,7 @@ def record(folder: Path = FOLDER) -> Path:
     """Record the real CPU trace again (replacing the one kept): trace_trainings.train without
     workers; its trace gzip'd under the name tensorboard_trace_handler gave it, with the host and
     process (`<host>_<pid>`) written as `host_1`."""
-    import trace_trainings
+    from tests.support import trace_trainings
 
     with tempfile.TemporaryDirectory() as scratch:
         trained = trace_trainings.train(Path(scratch) / "training", num_workers=0)

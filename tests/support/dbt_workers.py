@@ -2,7 +2,7 @@
 
 dbt is not made for two commands at once in one process (its flags, its adapter registry and
 dbt-duckdb's connection are process-wide), and the test session runs up to RUNLENS_TEST_BUILDS
-builds at once in threads (tests/helpers/prebuilt.py). So each build goes to one of that many worker
+builds at once in threads (tests/support/prebuilt.py). So each build goes to one of that many worker
 processes, each holding a DbtSession per project copy it has built (the most recent few): a
 build pays for its nodes, not for dbt's start-up and parse. A build goes to an idle worker that
 already holds its project when there is one. A worker that dies (killed, out of memory) fails

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from page_figures import clashes
-from pipeline import REPO
+from tests.support.page_figures import clashes
+from tests.support.pipeline import REPO
 
 GOLDEN_ROOT = REPO / "tests" / "golden"
 MISMATCHES = GOLDEN_ROOT / "_mismatches"

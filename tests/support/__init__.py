@@ -1,0 +1,1 @@
+"""The modules tests share (builds, oracles, generated logs, trainings), imported as tests.support.<module>."""
