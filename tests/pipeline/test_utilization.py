@@ -401,3 +401,54 @@ def test_each_task_by_part_of_the_sessions_shares_the_task_idle(marts):
         ("t1", "training"): pytest.approx((2, 13 / 90, 13 / 90, 100 * (1 - 131 / 260), 131 / 1800, 1)),
         ("t2", "training"): pytest.approx((1, 1 / 30, 1 / 30, 200 / 3, 1 / 90, 1)),
     }
+
+
+def test_the_page_gives_each_task_a_subsection_the_idlest_first(utilization_build, tmp_path):
+    """util has two tasks with measured GPU-hours: t1 (idle 131/1800 = 0.073) before t2 (1/90 =
+    0.011), each a subsection whose table splits its GPU-hours by kind of interval and by part of
+    the sessions, from the task figures above. t1 by kind: checkpoint -> checkpoint 20%, 1/18 =
+    0.056 held, 2/45 = 0.044 idle, 80/131 = 61.1% of t1's idle; run_start -> checkpoint 68.125%
+    (68.1%), 4/45 = 0.089, 17/600 = 0.028, 51/131 = 38.9%; epoch_end -> run_end 1/90 = 0.011 not
+    measured. By part: training 49.6%, 13/90 = 0.144, 0.073, all of it; final_tail 0.011 not
+    measured. t1 splits into several kinds: a chart; t2 into one kind and one part: none. util-base
+    has one task: no subsection (the collection's tables are that task's)."""
+    render_reports(utilization_build, tmp_path)
+    page = (tmp_path / "util" / "profile.md").read_text(encoding="utf-8")
+    assert page.index("### t1") < page.index("### t2") < page.index("## Against the baseline")
+    t1 = page[page.index("### t1") : page.index("### t2")]
+    assert (
+        "| kind of interval | `checkpoint -> checkpoint` | 20.0% | 0.056 | 0.044 | 61.1% |\n"
+        "| kind of interval | `run_start -> checkpoint` | 68.1% | 0.089 | 0.028 | 38.9% |\n"
+        "| kind of interval | `epoch_end -> run_end` | not measured | 0.011 | n/a | n/a |\n"
+        "| part of the sessions | `training` | 49.6% | 0.144 | 0.073 | 100.0% |\n"
+        "| part of the sessions | `final_tail` | not measured | 0.011 | n/a | n/a |\n"
+    ) in t1
+    assert "![GPU-hours of task t1: busy and idle](gpu_utilization_of_task_t1.png)" in t1
+    assert (tmp_path / "util" / "gpu_utilization_of_task_t1.png").is_file()
+    assert not (tmp_path / "util" / "gpu_utilization_of_task_t2.png").exists()
+    assert "left out:" not in page
+    assert clashes(page) == []
+    base = (tmp_path / "util-base" / "profile.md").read_text(encoding="utf-8")
+    assert "## GPU utilization" in base and "### " not in base
+
+
+def test_the_page_counts_the_tasks_it_leaves_out(utilization_build, tmp_path, monkeypatch):
+    """With room for one task, the page shows t1 (the idlest) and says it leaves t2 out; a
+    rendering that no longer draws a task's chart removes it, and never a file runlens did not
+    write."""
+    render_reports(utilization_build, tmp_path)
+    folder = tmp_path / "util"
+    (folder / "gpu_utilization_of_task_gone.png").write_bytes(b"a task's chart of an earlier build")
+    (folder / "gpu_utilization_of_task_Notes.png").write_bytes(b"not runlens's: no slug has a capital")
+    monkeypatch.setattr("runlens.report.data.SHOWN_UTILIZATION_TASKS", 1)
+    render_reports(utilization_build, tmp_path)
+    page = (folder / "profile.md").read_text(encoding="utf-8")
+    assert "### t1" in page and "### t2" not in page
+    assert (
+        "Shown: the 1 task with the most idle GPU-hours; left out: 1 more task with measured GPU-hours,"
+        " every one in the by-task table above."
+    ) in page
+    assert "| t2 | 1 |" in page  # the by-task table still lists it
+    assert not (folder / "gpu_utilization_of_task_gone.png").exists()
+    assert (folder / "gpu_utilization_of_task_Notes.png").is_file()
+    assert (folder / "gpu_utilization_of_task_t1.png").is_file()
