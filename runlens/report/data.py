@@ -22,6 +22,9 @@ SHOWN_POSITIONS = 12
 SHOWN_TASKS = 25
 SHOWN_LIVE_RUNS = 20
 SHOWN_DISTRIBUTED_RUNS = 10
+# how many tasks the GPU utilization section gives a subsection of (the most idle GPU-hours first);
+# the by-task table lists every one
+SHOWN_UTILIZATION_TASKS = 6
 
 # What each part of a collection's page reads: a mart, which of its rows (besides
 # `collection = $collection`, which every one of these adds) and in which order.
@@ -78,6 +81,21 @@ PROFILE_READS = {
         "idle_gpu_hours desc nulls last, interval_kind asc",
     ),
     "utilization_tasks": MartRead("agg_task_utilization", order_by="idle_gpu_hours desc nulls last, task asc"),
+    # a subsection per task with measured GPU-hours, the idlest first; each task's kinds of interval
+    # and parts of the sessions, the most idle GPU-hours first
+    "utilization_measured_tasks": MartRead(
+        "agg_task_utilization", "measured_gpu_hours > 0", "idle_gpu_hours desc, task asc"
+    ),
+    "utilization_task_kinds": MartRead(
+        "agg_task_interval_kind_utilization",
+        "gpu_hours > 0",
+        "task asc, idle_gpu_hours desc nulls last, interval_kind asc",
+    ),
+    "utilization_task_parts": MartRead(
+        "agg_task_goodput_part_utilization",
+        "gpu_hours > 0",
+        "task asc, idle_gpu_hours desc nulls last, part asc",
+    ),
     # against the baseline: the parts whose utilization moved most first; a part one side did not
     # measure did not move (utilization_change_points NULL): after those that did
     "utilization_comparison": MartRead(
@@ -219,6 +237,9 @@ class CollectionProfile:
     utilization: Row | None = None
     utilization_kinds: list[Row] = field(default_factory=list)
     utilization_tasks: list[Row] = field(default_factory=list)
+    utilization_measured_tasks: list[Row] = field(default_factory=list)
+    utilization_task_kinds: list[Row] = field(default_factory=list)
+    utilization_task_parts: list[Row] = field(default_factory=list)
     utilization_parts: list[Row] = field(default_factory=list)
     utilization_comparison: list[Row] = field(default_factory=list)
     utilization_timeline: list[Row] = field(default_factory=list)  # queries/utilization_timeline.sql
@@ -303,6 +324,27 @@ class CollectionProfile:
     @property
     def more_live_runs(self) -> int:
         return beyond(self.live_runs, SHOWN_LIVE_RUNS)
+
+    @property
+    def shown_utilization_tasks(self) -> list[Row]:
+        """The tasks the GPU utilization section gives a subsection of: those with measured GPU-hours,
+        the most idle first, at most SHOWN_UTILIZATION_TASKS; none when one task holds every GPU
+        sample (the collection's tables are that task's)."""
+        if len(self.utilization_tasks) < 2:
+            return []
+        return first(self.utilization_measured_tasks, SHOWN_UTILIZATION_TASKS)
+
+    @property
+    def more_utilization_tasks(self) -> int:
+        if len(self.utilization_tasks) < 2:
+            return 0
+        return beyond(self.utilization_measured_tasks, SHOWN_UTILIZATION_TASKS)
+
+    def task_utilization(self, task: str) -> tuple[list[Row], list[Row]]:
+        """A task's rows by kind of interval and by part of the sessions, the most idle GPU-hours first."""
+        kinds = [row for row in self.utilization_task_kinds if row.task == task]
+        parts = [row for row in self.utilization_task_parts if row.task == task]
+        return kinds, parts
 
     @property
     def shown_slowest_epochs(self) -> list[Row]:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
+from collections.abc import Callable
 from pathlib import Path, PureWindowsPath
 
 
@@ -110,9 +111,9 @@ def write_if_changed(path: Path, data: str | bytes) -> bool:
     return True
 
 
-def remove_stale_pages(out_dir: Path, current: set[str], page_files: frozenset[str]) -> list[Path]:
+def remove_stale_pages(out_dir: Path, current: set[str], is_page_file: Callable[[str], bool]) -> list[Path]:
     """Remove the page folders under out_dir that are no longer current: a folder whose name is not
-    in `current` and that holds only files a profile writes (`page_files`, the page among them), so
+    in `current` and that holds only files a profile writes (`is_page_file`, the page among them), so
     nothing a user put there is ever removed. Returns the folders removed."""
     removed = []
     if not out_dir.is_dir():
@@ -121,7 +122,7 @@ def remove_stale_pages(out_dir: Path, current: set[str], page_files: frozenset[s
         if folder.name in current or not folder.is_dir() or folder.is_symlink():
             continue
         names = {entry.name for entry in folder.iterdir()}
-        if not names or not names <= page_files or not any(name.endswith(".md") for name in names):
+        if not names or not all(map(is_page_file, names)) or not any(name.endswith(".md") for name in names):
             continue
         for name in names:
             (folder / name).unlink()
@@ -130,12 +131,15 @@ def remove_stale_pages(out_dir: Path, current: set[str], page_files: frozenset[s
     return removed
 
 
-def remove_unwritten(folder: Path, written: set[str], page_files: frozenset[str]) -> None:
-    """Remove the files a profile may write (page_files) that this rendering did not write into
+def remove_unwritten(folder: Path, written: set[str], is_page_file: Callable[[str], bool]) -> None:
+    """Remove the files a profile may write (is_page_file) that this rendering did not write into
     folder: a chart the collection no longer has."""
-    for name in page_files - written:
-        with contextlib.suppress(FileNotFoundError):
-            (folder / name).unlink()
+    if not folder.is_dir():
+        return
+    for entry in folder.iterdir():
+        if entry.name not in written and is_page_file(entry.name):
+            with contextlib.suppress(FileNotFoundError):
+                entry.unlink()
 
 
 def remove_partial_files(root: Path) -> None:

@@ -17,6 +17,8 @@ from collections import Counter
 from collections.abc import Iterable
 
 MAX_SLUG = 80
+# what slugify and unique_slugs give: lowercase ASCII letters and digits, runs joined by `-`
+SLUG = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 _FALLBACK_SLUG = "collection"
 _HASH_LENGTHS = (0, 8, 16, 64)  # suffix lengths tried in turn; 8 is the normal case
 # C0/C1 controls (tab, CR, LF, NEL, ESC, DEL, ...) and the Unicode line/paragraph separators.

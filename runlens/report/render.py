@@ -37,11 +37,11 @@ from runlens.report.files import (
     write_atomic,
     write_if_changed,
 )
-from runlens.report.markdown import escape_code, escape_text, unique_slugs
+from runlens.report.markdown import SLUG, escape_code, escape_text, unique_slugs
 from runlens.report.rows import Row, StaleDatabase
 from runlens.report.step_charts import step_split_png
 from runlens.report.timeline import timeline_png
-from runlens.report.utilization_charts import utilization_by_kind_png, utilization_timeline_png
+from runlens.report.utilization_charts import task_utilization_png, utilization_by_kind_png, utilization_timeline_png
 from runlens.report.words import KIND_WORDS, REASON_WORDS, SOURCE_WORDS, time
 from runlens.usage import index_commands, no_database, no_marts
 
@@ -56,6 +56,8 @@ ARRIVAL_CHART_NAME = "rank_arrival_spread.png"
 GOODPUT_CHART_NAME = "goodput_by_task.png"
 UTILIZATION_CHART_NAME = "gpu_utilization_by_kind.png"
 UTILIZATION_TIMELINE_NAME = "gpu_utilization_of_the_longest_run.png"
+# one per task of the GPU utilization section, <task> its slug (markdown.unique_slugs)
+TASK_UTILIZATION_CHART_NAME = "gpu_utilization_of_task_<task>.png"
 STEP_CHART_NAME = "inside_a_step.png"
 PAGE_NAME = "profile.md"
 # what a profile's folder holds: a folder of only these files is runlens's to remove
@@ -73,6 +75,18 @@ PAGE_FILES = frozenset(
         STEP_CHART_NAME,
     }
 )
+TASK_CHART_PREFIX, TASK_CHART_SUFFIX = TASK_UTILIZATION_CHART_NAME.split("<task>")
+
+
+def is_page_file(name: str) -> bool:
+    """Whether a file of a profile's folder is one a profile writes (runlens's to remove)."""
+    if name in PAGE_FILES:
+        return True
+    if not (name.startswith(TASK_CHART_PREFIX) and name.endswith(TASK_CHART_SUFFIX)):
+        return False
+    return SLUG.fullmatch(name[len(TASK_CHART_PREFIX) : -len(TASK_CHART_SUFFIX)]) is not None
+
+
 SAFE_URL = re.compile(r"^https?://[^\s()<>\[\]`|\"']+$")
 
 
@@ -165,11 +179,11 @@ def draw(path: Path, draw_png, *figures) -> None:
     DRAWN[str(path)] = digest
 
 
-def charts(profile, findings, folder: Path) -> dict[str, str | None]:
-    """Write the profile's charts beside it; the names of those it has (None for the others). A
-    chart is drawn only where it compares at least two things: two tasks, two epoch positions,
-    two runs on the timeline."""
-    written: dict[str, str | None] = {
+def charts(profile, findings, folder: Path) -> dict:
+    """Write the profile's charts beside it; the names of those it has (None for the others; the
+    tasks' GPU utilization charts by task). A chart is drawn only where it compares at least two
+    things: two tasks, two epoch positions, two runs on the timeline, two kinds of interval."""
+    written: dict = {
         "chart": None,
         "epoch_chart": None,
         "position_chart": None,
@@ -179,6 +193,7 @@ def charts(profile, findings, folder: Path) -> dict[str, str | None]:
         "utilization_chart": None,
         "utilization_timeline": None,
         "step_chart": None,
+        "task_utilization_charts": {},
     }
     if len(profile.shown_tasks) >= 2:
         draw(folder / CHART_NAME, mean_wall_by_task_png, profile.shown_tasks, tables.page_wall_times(profile))
@@ -207,6 +222,14 @@ def charts(profile, findings, folder: Path) -> dict[str, str | None]:
     if sum(interval.mean_gpu_utilization_pct is not None for interval in profile.utilization_timeline) >= 2:
         draw(folder / UTILIZATION_TIMELINE_NAME, utilization_timeline_png, profile.utilization_timeline)
         written["utilization_timeline"] = UTILIZATION_TIMELINE_NAME
+    slugs = unique_slugs(task.task for task in profile.utilization_tasks)
+    for task in profile.shown_utilization_tasks:
+        kinds, parts = profile.task_utilization(task.task)
+        if len(kinds) >= 2 or len(parts) >= 2:
+            written["task_utilization_charts"][task.task] = TASK_UTILIZATION_CHART_NAME.replace(
+                "<task>", slugs[task.task]
+            )
+            draw(folder / written["task_utilization_charts"][task.task], task_utilization_png, task.task, kinds, parts)
     if profile.step_parts:
         draw(folder / STEP_CHART_NAME, step_split_png, profile.step_tasks, profile.step_parts)
         written["step_chart"] = STEP_CHART_NAME
@@ -241,7 +264,9 @@ def render_profile(env, connection, summary: Row, folder: Path, index: IndexData
     )
     page = folder / PAGE_NAME
     page_changed = write_if_changed(page, tidy(text))
-    remove_unwritten(folder, {PAGE_NAME, *(name for name in written_charts.values() if name)}, PAGE_FILES)
+    names = {PAGE_NAME, *written_charts["task_utilization_charts"].values()}
+    names |= {name for name in written_charts.values() if isinstance(name, str)}
+    remove_unwritten(folder, names, is_page_file)
     return page, page_changed
 
 
@@ -293,7 +318,7 @@ def render_reports(
                     changed.append(summary.collection)
             if collection is None:
                 written.append(render_index(env, index, db_path, slugs, out_dir))
-                remove_stale_pages(out_dir, set(slugs.values()), PAGE_FILES)
+                remove_stale_pages(out_dir, set(slugs.values()), is_page_file)
             return written
     except StaleDatabase as error:
         raise ReportError(f"{db_path}: {error}") from None

@@ -458,6 +458,11 @@ def gpu_table(profile: CollectionProfile) -> Table:
     )
 
 
+def busy(percentage: float | None) -> str:
+    """A mean GPU utilization, or `not measured` where the mart has none (def_utilization)."""
+    return "not measured" if percentage is None else units.utilization(percentage)
+
+
 def utilization_columns(rows) -> list[tuple[str, bool, list[str]]]:
     """The figures of a utilization rollup (def_utilization_rollups), one column each."""
     held = units.gpu_hour_texts([row.gpu_hours for row in rows])
@@ -467,16 +472,7 @@ def utilization_columns(rows) -> list[tuple[str, bool, list[str]]]:
         ("runs", True, counts(row.runs for row in rows)),
         ("GPU-hours held", True, held),
         ("measured GPU-hours", True, measured),
-        (
-            "GPU utilization",
-            True,
-            [
-                "not measured"
-                if row.mean_gpu_utilization_pct is None
-                else units.utilization(row.mean_gpu_utilization_pct)
-                for row in rows
-            ],
-        ),
+        ("GPU utilization", True, [busy(row.mean_gpu_utilization_pct) for row in rows]),
         ("idle GPU-hours", True, idle),
     ]
 
@@ -517,9 +513,6 @@ def utilization_comparison_table(profile: CollectionProfile) -> Table:
         [row.idle_gpu_hours_per_run for row in rows] + [row.baseline_idle_gpu_hours_per_run for row in rows]
     )
 
-    def busy(value):
-        return "not measured" if value is None else units.utilization(value)
-
     return table(
         [
             ("part", False, codes(row.part for row in rows)),
@@ -544,6 +537,33 @@ def utilization_comparison_table(profile: CollectionProfile) -> Table:
 def utilization_tasks_table(profile: CollectionProfile) -> Table:
     tasks = profile.utilization_tasks
     return table([("task", False, texts(task.task for task in tasks)), *utilization_columns(tasks)])
+
+
+def task_utilization_table(profile: CollectionProfile, task: str) -> Table:
+    """One task's GPU-hours split twice, by kind of interval and by part of the sessions, each split
+    the most idle GPU-hours first: its utilization, GPU-hours, idle GPU-hours and share of the
+    task's idle GPU-hours (agg_task_interval_kind_utilization, agg_task_goodput_part_utilization)."""
+    kinds, parts = profile.task_utilization(task)
+    rows = [*kinds, *parts]
+    return table(
+        [
+            ("split by", False, ["kind of interval"] * len(kinds) + ["part of the sessions"] * len(parts)),
+            ("kind or part", False, codes([*(kind.interval_kind for kind in kinds), *(part.part for part in parts)])),
+            ("GPU utilization", True, [busy(row.mean_gpu_utilization_pct) for row in rows]),
+            ("the task's GPU-hours held", True, units.gpu_hour_texts([row.gpu_hours for row in rows])),
+            ("the task's idle GPU-hours", True, units.gpu_hour_texts([row.idle_gpu_hours for row in rows])),
+            (
+                "share of the task's idle GPU-hours",
+                True,
+                units.percent_column([row.share_of_idle_gpu_hours for row in rows]),
+            ),
+        ]
+    )
+
+
+def task_utilization_tables(profile: CollectionProfile) -> dict[str, Table]:
+    """The table of each task the GPU utilization section gives a subsection of, by task."""
+    return {task.task: task_utilization_table(profile, task.task) for task in profile.shown_utilization_tasks}
 
 
 def goodput_answer(profile: CollectionProfile) -> dict | None:
@@ -701,6 +721,7 @@ def profile_tables(profile: CollectionProfile) -> dict[str, object]:
         goodput_comparison=goodput_comparison_table(profile),
         utilization_kinds=utilization_kinds_table(profile),
         utilization_tasks=utilization_tasks_table(profile),
+        task_utilization=task_utilization_tables(profile),
         utilization_parts=utilization_parts_table(profile),
         utilization_comparison=utilization_comparison_table(profile),
         steps=steps_table(profile),

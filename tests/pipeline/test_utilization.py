@@ -336,3 +336,118 @@ def test_the_parts_of_the_sessions_are_measured_as_intervals_are(marts):
         ("util-steady", 1, "final_tail", 20, False, None, None),
         ("util-steady", 1, "training", 200, True, pytest.approx(45), pytest.approx(11 / 180)),
     ]
+
+
+def test_each_task_by_kind_of_interval_shares_the_task_idle(marts):
+    """agg_task_interval_kind_utilization: the collection's rollup by kind, within each task, its
+    shares of the task's idle GPU-hours. t1 (steady, restart; util-unsampled has no GPU samples):
+    run_start -> checkpoint holds steady's first interval (1/18 GPU-hours at 70%, idle 1/60) and
+    restart's two (1/60 at 50%, idle 1/120; 1/60 at 80%, idle 1/300): 1/18 + 1/30 = 4/45 GPU-hours,
+    idle 17/600, mean 100 x (1 - (17/600) / (4/45)) = 68.125%; checkpoint -> checkpoint is steady's
+    second (1/18 at 20%, idle 2/45); epoch_end -> run_end steady's tail (20 s x 2 GPUs = 1/90, not
+    measured). t1's idle: 17/600 + 2/45 = 131/1800 (agg_task_utilization's), so the shares are
+    51/131 and 80/131. t2 (gaps): run_start -> checkpoint alone, 1/30 at 66.67%, idle 1/90, all of
+    t2's idle. The kinds that hold no GPU-hours have rows of 0: steady's checkpoint -> epoch_end
+    (200 to 200 s), restart's downtime (`... -> run_start`) and its checkpoint -> run_end (220 to
+    220 s), gaps' checkpoint -> run_end (120 to 120 s)."""
+    rows = one(
+        marts,
+        "select task, interval_kind, runs, gpu_hours, measured_gpu_hours, unmeasured_gpu_hours,"
+        " mean_gpu_utilization_pct, idle_gpu_hours, share_of_idle_gpu_hours"
+        " from agg_task_interval_kind_utilization where collection = 'util' and gpu_hours > 0",
+    )
+    assert {row[:2]: row[2:] for row in rows} == {
+        ("t1", "checkpoint -> checkpoint"): pytest.approx((1, 1 / 18, 1 / 18, 0, 20, 2 / 45, 80 / 131)),
+        ("t1", "epoch_end -> run_end"): pytest.approx((1, 1 / 90, 0, 1 / 90, None, None, None)),
+        ("t1", "run_start -> checkpoint"): pytest.approx((2, 4 / 45, 4 / 45, 0, 68.125, 17 / 600, 51 / 131)),
+        ("t2", "run_start -> checkpoint"): pytest.approx((1, 1 / 30, 1 / 30, 0, 200 / 3, 1 / 90, 1)),
+    }
+    zero = one(
+        marts,
+        "select task, interval_kind from agg_task_interval_kind_utilization"
+        " where collection = 'util' and gpu_hours = 0 and idle_gpu_hours is null order by all",
+    )
+    assert zero == [
+        ("t1", "... -> run_start"),
+        ("t1", "checkpoint -> epoch_end"),
+        ("t1", "checkpoint -> run_end"),
+        ("t2", "checkpoint -> run_end"),
+    ]
+    # every kind's GPU-hours add up to the task's (agg_task_utilization): 4/45 + 1/18 + 1/90 = 7/45
+    ((held,),) = one(marts, "select gpu_hours from agg_task_utilization where collection = 'util' and task = 't1'")
+    assert held == pytest.approx(7 / 45)
+    (kinds_held,) = one(
+        marts,
+        "select sum(gpu_hours) from agg_task_interval_kind_utilization where collection = 'util' and task = 't1'",
+    )[0]
+    assert kinds_held == pytest.approx(7 / 45)
+
+
+def test_each_task_by_part_of_the_sessions_shares_the_task_idle(marts):
+    """agg_task_goodput_part_utilization, from the parts worked out above
+    (test_the_parts_of_the_sessions_are_measured_as_intervals_are). t1: training is steady's 200 s x
+    2 GPUs (1/9 GPU-hours at 45%, idle 11/180) and restart's two 60 s (1/60 at 50%, 1/60 at 80%):
+    13/90 GPU-hours, idle 11/180 + 1/120 + 1/300 = 131/1800, mean 100 x (1 - 131/260) = 49.615%,
+    all of t1's idle; the final tail, steady's 20 s x 2 GPUs = 1/90, not measured. t2: util-gaps
+    has no epoch_end, so no final tail: training 0 to 120 s, 1/30 at 66.67%, idle 1/90."""
+    rows = one(
+        marts,
+        "select task, part, runs, gpu_hours, measured_gpu_hours, mean_gpu_utilization_pct, idle_gpu_hours,"
+        " share_of_idle_gpu_hours from agg_task_goodput_part_utilization where collection = 'util'",
+    )
+    assert {row[:2]: row[2:] for row in rows} == {
+        ("t1", "final_tail"): pytest.approx((1, 1 / 90, 0, None, None, None)),
+        ("t1", "training"): pytest.approx((2, 13 / 90, 13 / 90, 100 * (1 - 131 / 260), 131 / 1800, 1)),
+        ("t2", "training"): pytest.approx((1, 1 / 30, 1 / 30, 200 / 3, 1 / 90, 1)),
+    }
+
+
+def test_the_page_gives_each_task_a_subsection_the_idlest_first(utilization_build, tmp_path):
+    """util has two tasks with measured GPU-hours: t1 (idle 131/1800 = 0.073) before t2 (1/90 =
+    0.011), each a subsection whose table splits its GPU-hours by kind of interval and by part of
+    the sessions, from the task figures above. t1 by kind: checkpoint -> checkpoint 20%, 1/18 =
+    0.056 held, 2/45 = 0.044 idle, 80/131 = 61.1% of t1's idle; run_start -> checkpoint 68.125%
+    (68.1%), 4/45 = 0.089, 17/600 = 0.028, 51/131 = 38.9%; epoch_end -> run_end 1/90 = 0.011 not
+    measured. By part: training 49.6%, 13/90 = 0.144, 0.073, all of it; final_tail 0.011 not
+    measured. t1 splits into several kinds: a chart; t2 into one kind and one part: none. util-base
+    has one task: no subsection (the collection's tables are that task's)."""
+    render_reports(utilization_build, tmp_path)
+    page = (tmp_path / "util" / "profile.md").read_text(encoding="utf-8")
+    assert page.index("### t1") < page.index("### t2") < page.index("## Against the baseline")
+    t1 = page[page.index("### t1") : page.index("### t2")]
+    assert (
+        "| kind of interval | `checkpoint -> checkpoint` | 20.0% | 0.056 | 0.044 | 61.1% |\n"
+        "| kind of interval | `run_start -> checkpoint` | 68.1% | 0.089 | 0.028 | 38.9% |\n"
+        "| kind of interval | `epoch_end -> run_end` | not measured | 0.011 | n/a | n/a |\n"
+        "| part of the sessions | `training` | 49.6% | 0.144 | 0.073 | 100.0% |\n"
+        "| part of the sessions | `final_tail` | not measured | 0.011 | n/a | n/a |\n"
+    ) in t1
+    assert "![GPU-hours of task t1: busy and idle](gpu_utilization_of_task_t1.png)" in t1
+    assert (tmp_path / "util" / "gpu_utilization_of_task_t1.png").is_file()
+    assert not (tmp_path / "util" / "gpu_utilization_of_task_t2.png").exists()
+    assert "left out:" not in page
+    assert clashes(page) == []
+    base = (tmp_path / "util-base" / "profile.md").read_text(encoding="utf-8")
+    assert "## GPU utilization" in base and "### " not in base
+
+
+def test_the_page_counts_the_tasks_it_leaves_out(utilization_build, tmp_path, monkeypatch):
+    """With room for one task, the page shows t1 (the idlest) and says it leaves t2 out; a
+    rendering that no longer draws a task's chart removes it, and never a file runlens did not
+    write."""
+    render_reports(utilization_build, tmp_path)
+    folder = tmp_path / "util"
+    (folder / "gpu_utilization_of_task_gone.png").write_bytes(b"a task's chart of an earlier build")
+    (folder / "gpu_utilization_of_task_Notes.png").write_bytes(b"not runlens's: no slug has a capital")
+    monkeypatch.setattr("runlens.report.data.SHOWN_UTILIZATION_TASKS", 1)
+    render_reports(utilization_build, tmp_path)
+    page = (folder / "profile.md").read_text(encoding="utf-8")
+    assert "### t1" in page and "### t2" not in page
+    assert (
+        "Shown: the 1 task with the most idle GPU-hours; left out: 1 more task with measured GPU-hours,"
+        " every one in the by-task table above."
+    ) in page
+    assert "| t2 | 1 |" in page  # the by-task table still lists it
+    assert not (folder / "gpu_utilization_of_task_gone.png").exists()
+    assert (folder / "gpu_utilization_of_task_Notes.png").is_file()
+    assert (folder / "gpu_utilization_of_task_t1.png").is_file()

@@ -1,6 +1,7 @@
 """docs/pages.md lists the charts as the report draws them: its table names every chart file the
 report code can write beside a profile, and nothing else, each under the section of the page
-that shows it (the `## ` heading of profile.md.j2 above the chart's image)."""
+that shows it (the `## ` heading of profile.md.j2 above the chart's image). A chart drawn once per
+task is named with `<task>` where the task's slug goes."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ TEMPLATE = (REPORT / "templates" / "profile.md.j2").read_text(encoding="utf-8")
 def documented() -> dict[str, str]:
     """The docs' table of charts: file name -> section."""
     table = PAGES.split("<!-- charts:", 1)[1].split("<!-- end charts -->", 1)[0]
-    rows = re.findall(r"^\| `([\w.]+)` \| ([^|]+?) \| [^|]+ \|$", table, re.M)
+    rows = re.findall(r"^\| `([\w.<>]+)` \| ([^|]+?) \| [^|]+ \|$", table, re.M)
     names = [name for name, _ in rows]
     assert len(names) == len(set(names)), "a chart is listed twice"
     return dict(rows)
@@ -36,15 +37,17 @@ def png_literals() -> set[str]:
 def drawn_as() -> dict[str, str]:
     """render.py's charts(): the template variable each chart file is handed to the page as."""
     source = (REPORT / "render.py").read_text(encoding="utf-8")
-    constants = dict(re.findall(r'^(\w+_NAME) = "([\w.]+\.png)"$', source, re.M))
-    return {constants[constant]: key for key, constant in re.findall(r'written\["(\w+)"\] = (\w+_NAME)', source)}
+    constants = dict(re.findall(r'^(\w+_NAME) = "([\w.<>]+\.png)"$', source, re.M))
+    assigned = re.findall(r'written\["(\w+)"\](?:\[[\w.]+\])? = (\w+_NAME)', source)
+    return {constants[constant]: key for key, constant in assigned}
 
 
 def test_the_list_names_every_chart_the_code_can_write_and_no_other():
     names = png_literals()
-    # nine charts so far: by task (wall time, goodput), epochs, the baseline's windows, the
-    # timeline, the ranks' arrivals, utilization by kind and over the longest run, inside a step
-    assert len(names) == 9
+    # ten charts so far: by task (wall time, goodput), epochs, the baseline's windows, the
+    # timeline, the ranks' arrivals, utilization by kind, over the longest run and of each task,
+    # inside a step
+    assert len(names) == 10
     assert set(documented()) == names
 
 
@@ -54,7 +57,7 @@ def test_every_chart_the_code_writes_is_handed_to_the_page():
 
 def test_each_chart_is_listed_under_the_section_that_shows_it():
     for name, key in drawn_as().items():
-        image = re.search(r"\]\(\{\{ " + key + r" \}\}\)", TEMPLATE)
+        image = re.search(r"\]\(\{\{ " + key + r"(?:\[[\w.]+\])? \}\}\)", TEMPLATE)
         assert image, f"profile.md.j2 shows no {key}"
         headings = re.findall(r"^## (.+)$", TEMPLATE[: image.start()], re.M)
         assert documented()[name] == headings[-1], name
