@@ -67,8 +67,9 @@ $(VENV)/.installed-engines: requirements.txt requirements-engines.txt constraint
 	$(INSTALL_RUNLENS)
 	touch $@ $(VENV)/.installed-runtime
 
-# The frameworks extra (torch, Lightning, transformers, Keras): only the writer's callback tests train
-# with them; the pipeline and the writer itself (writer/, standard library only) do not need them.
+# The frameworks extra (torch, Lightning, transformers, Keras, MLflow): only tests use them, the writer's
+# callback tests to train and the MLflow system-metrics tests to run MLflow's own monitor; the
+# pipeline, its importers and the writer itself (writer/, standard library only) do not need them.
 $(VENV)/.installed-frameworks: requirements-frameworks.txt constraints.txt | $(VENV)/bin/python
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements-frameworks.txt -c constraints.txt
 	touch $@
