@@ -50,6 +50,14 @@
     {{ return(var('utilization_sample_hold_seconds')) }}
 {%- endmacro %}
 
+{#- A mean of percentages (GPU or CPU utilization), weighted_sum (value x weight, summed) over
+    weights: at most 100. Each value is at most 100, but the rounding of the float sums can pass 100
+    by its last bit when every value is 100 (a GPU or a host busy throughout), which the marts'
+    checks (between 0 and 100) would refuse; it cannot fall below 0 (no term is negative). -#}
+{% macro percent_mean(weighted_sum, weights) -%}
+    least({{ weighted_sum }} / {{ weights }}, 100.0)
+{%- endmacro %}
+
 {#- A rollup of fct_run_interval_utilization (or another mart of measured stretches, `stretches`)
     by group_columns and, within a group, by the columns `by` (def_utilization_rollups): over the
     stretches of runs with GPU samples, the runs, the
@@ -97,7 +105,8 @@
             grouped.measured_gpu_hours,
             grouped.gpu_hours - grouped.measured_gpu_hours as unmeasured_gpu_hours,
             case
-                when grouped.measured_gpu_hours > 0 then grouped.utilization_gpu_hours / grouped.measured_gpu_hours
+                when grouped.measured_gpu_hours > 0
+                    then {{ runlens.percent_mean('grouped.utilization_gpu_hours', 'grouped.measured_gpu_hours') }}
             end as mean_gpu_utilization_pct,
             case when grouped.measured_gpu_hours > 0 then grouped.idle_gpu_hours end as idle_gpu_hours
             {%- if by %},
@@ -321,7 +330,8 @@ stretch_means as (
     select
         *,
         case
-            when is_measured and utilization_gpu_seconds > 0 then utilization_integral / utilization_gpu_seconds
+            when is_measured and utilization_gpu_seconds > 0
+                then {{ runlens.percent_mean('utilization_integral', 'utilization_gpu_seconds') }}
         end as mean_gpu_utilization_pct,
         case when has_gpu_samples then active_seconds * gpus / 3600.0 end as gpu_hours
     from stretch_figures
@@ -350,8 +360,10 @@ stretch_utilization as (
             as mean_gpu_memory_used_mib,
         case when is_measured and power_gpu_seconds > 0 then power_integral / power_gpu_seconds end
             as mean_gpu_power_watts,
-        case when cpu_samples >= {{ min_samples }} and cpu_seconds > 0 then cpu_integral / cpu_seconds end
-            as mean_cpu_utilization_pct,
+        case
+            when cpu_samples >= {{ min_samples }} and cpu_seconds > 0
+                then {{ runlens.percent_mean('cpu_integral', 'cpu_seconds') }}
+        end as mean_cpu_utilization_pct,
         gpu_hours,
         case when mean_gpu_utilization_pct is not null then gpu_hours end as measured_gpu_hours,
         gpu_hours * (1 - mean_gpu_utilization_pct / 100.0) as idle_gpu_hours

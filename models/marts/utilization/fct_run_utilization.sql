@@ -80,7 +80,10 @@ final as (
             as measured_gpu_hours,
         case
             when interval_sums.measured_gpu_hours > 0
-                then interval_sums.utilization_gpu_hours / interval_sums.measured_gpu_hours
+                then
+                    {{ runlens.percent_mean(
+                        'interval_sums.utilization_gpu_hours', 'interval_sums.measured_gpu_hours'
+                    ) }}
         end as mean_gpu_utilization_pct,
         interval_sums.idle_gpu_hours,
         sample_counts.peak_gpu_memory_used_mib,
