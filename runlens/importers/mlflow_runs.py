@@ -12,7 +12,7 @@ from pathlib import Path
 from . import scalars
 from .checkpoints import find_checkpoints
 from .common import UNSPECIFIED_TASK, Options, Outcome, Reject, Run, display_path, format_ts, us_from_millis
-from .system_metrics import Samples, is_mlflow_system, mlflow_measure
+from .system_metrics import Samples, is_mlflow_system, mlflow_measure, mlflow_reads
 
 FORMAT = "mlflow"
 STATUS_BY_NUMBER = {1: "RUNNING", 2: "SCHEDULED", 3: "FINISHED", 4: "FAILED", 5: "KILLED"}
@@ -88,12 +88,13 @@ def _training_metrics(mlrun: MlflowRun) -> scalars.Series:
 
 def _add_samples(run: Run, mlrun: MlflowRun) -> None:
     """The system metrics that are utilization measurements as sample lines at their timestamps:
-    the metrics MLflow logged together (one timestamp) for one device are one line."""
+    the metrics MLflow logged together (one timestamp) for one device are one line. The CPU
+    utilization of the monitor's first tick is no measurement (system_metrics.mlflow_reads)."""
     samples = Samples()
     for key, points in mlrun.metrics.items():
         measure = mlflow_measure(key)
         if measure is not None:
-            for point in points:
+            for point in (point for point in points if mlflow_reads(measure, point.step)):
                 # the file store keeps a metric per file: a sample comes from their folder
                 same = point.source_path == mlrun.source_path
                 source = point.source_path if same else str(Path(point.source_path).parent)

@@ -3,7 +3,8 @@
 The database is opened read-only. The tables read are MLflow's own: `experiments`
 (experiment_id, name, lifecycle_stage), `runs` (run_uuid, name, status, start_time, end_time,
 lifecycle_stage, experiment_id, artifact_uri), `params`, `tags` (key, value, run_uuid) and
-`metrics` (key, value, timestamp, step, run_uuid); times are Unix milliseconds.
+`metrics` (key, value, is_nan, timestamp, step, run_uuid); times are Unix milliseconds. MLflow
+stores a NaN as value 0 with is_nan 1: it is read as NaN, as the file store's `nan` is.
 
 Its importer (IMPORTER) claims each database below a PATH that looks like MLflow's, and a
 database given as the PATH itself with --format mlflow.
@@ -11,6 +12,7 @@ database given as the PATH itself with --format mlflow.
 
 from __future__ import annotations
 
+import math
 import sqlite3
 from pathlib import Path
 from urllib.parse import unquote, urlparse
@@ -101,10 +103,15 @@ def read_store(path: Path) -> tuple[list[MlflowRun], list[Reject]]:
         params = _key_values(connection, "params")
         tags = _key_values(connection, "tags")
         metrics: dict[str, scalars.Series] = {}
-        for run_uuid, key, value, timestamp, step in connection.execute(
-            "select run_uuid, key, value, timestamp, step from metrics order by run_uuid, key, timestamp, step"
+        # is_nan: since MLflow 1.x (a store without it holds no NaN flag to read)
+        metric_columns = {row[1] for row in connection.execute("pragma table_info(metrics)")}
+        is_nan = "is_nan" if "is_nan" in metric_columns else "0"
+        for run_uuid, key, value, nan, timestamp, step in connection.execute(
+            f"select run_uuid, key, value, {is_nan}, timestamp, step from metrics "
+            "order by run_uuid, key, timestamp, step"
         ):
-            point = scalars.Point(us_from_millis(timestamp), int(step or 0), float(value), shown)
+            value = math.nan if nan else float(value)
+            point = scalars.Point(us_from_millis(timestamp), int(step or 0), value, shown)
             metrics.setdefault(run_uuid, {}).setdefault(key, []).append(point)
     except sqlite3.Error as error:
         return [], [Reject(FORMAT, shown, "unreadable_sqlite_store", f"query failed: {error}")]

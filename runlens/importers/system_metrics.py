@@ -34,7 +34,8 @@ _WANDB_GPU_KEY = re.compile(r"^gpu\.(\d+)\.([A-Za-z]+)$")
 MLFLOW_PREFIX = "system/"
 MLFLOW_GPU = {
     "utilization_percentage": ("gpu_utilization", "%"),
-    "memory_usage_megabytes": ("gpu_memory_used", "MB"),  # NVML's used bytes / 1e6
+    "memory_usage_megabytes": ("gpu_memory_used", "MB"),  # NVML's used bytes / 1e6 (NVIDIA)
+    "memory_usage_gigabytes": ("gpu_memory_used", "GB"),  # rocm-smi's used bytes / 1e9 (AMD)
     "memory_usage_percentage": ("gpu_memory_utilization", "%"),
     "power_usage_watts": ("gpu_power", "W"),
 }
@@ -43,6 +44,11 @@ MLFLOW_HOST = {
     "system_memory_usage_percentage": ("host_memory_utilization", "%"),
 }
 _MLFLOW_GPU_NAME = re.compile(r"^gpu_(\d+)_(.+)$")
+# The monitor's CPU utilization is psutil.cpu_percent() without an interval: the share of CPU time
+# since the last reading in the same thread. Its first tick (step 0) is the first reading in the
+# monitor's new thread, which compares with no time of the run (psutil's "meaningless 0.0", or the
+# time since an earlier thread of the same id last read it): not a measurement of the run.
+MLFLOW_FIRST_TICK_UNREAD = frozenset({"cpu_utilization"})
 
 # Lightning's DeviceStatsMonitor: `DeviceStatsMonitor.<hook>/<metric>` (psutil's, on the CPU
 # accelerator or with cpu_stats=True). Its CUDA statistics are the caching allocator's counters,
@@ -91,6 +97,12 @@ def mlflow_measure(key: str) -> Measure | None:
     if match and match.group(2) in MLFLOW_GPU:
         return Measure(*MLFLOW_GPU[match.group(2)], gpu=int(match.group(1)), host=host)
     return None
+
+
+def mlflow_reads(measure: Measure, step: int) -> bool:
+    """Whether an MLflow system metric's value at this step (the monitor's tick) is a measurement:
+    all are, but the CPU utilization of the first tick (MLFLOW_FIRST_TICK_UNREAD)."""
+    return step != 0 or measure.name not in MLFLOW_FIRST_TICK_UNREAD
 
 
 def is_device_stats(tag: str) -> bool:
