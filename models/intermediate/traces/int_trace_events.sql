@@ -104,16 +104,6 @@ kept as (
     select * from device_events
 ),
 
--- the moment that places an event in a step: its own start, a launched GPU event's launch
-step_keys as (
-    select
-        file_path,
-        event_number,
-        coalesce(launch_start_us, start_us) as key_us
-    from kept
-    where launch_start_us is not null or not is_launched_gpu_event
-),
-
 timed_steps as (
     select
         file_path,
@@ -125,85 +115,108 @@ timed_steps as (
     where not is_whole_trace
 ),
 
--- the steps and the keys on one timeline per trace: each key takes the start of the latest step
--- that began at or before it (the profiler's steps follow one another), a sort instead of a range
--- join of every event with every step
+whole_trace_steps as (
+    select
+        file_path,
+        step_label
+    from steps
+    where is_whole_trace
+),
+
+-- the events and the steps' starts on one timeline per trace, each event at the moment that
+-- places it in a step (its own start; a launched GPU event's launch; none for a GPU event whose
+-- launch is not known): each event takes the start of the latest step that began at or before it
+-- (the profiler's steps follow one another), on one sort that carries the events' columns along,
+-- instead of a range join of every event with every step or a join back to every event
 timeline as (
     select
+        run_id,
+        rank,
         file_path,
-        key_us as at_us,
-        1 as is_key,
         event_number,
+        category,
+        event_name,
+        event_kind,
+        start_us,
+        end_us,
+        stream,
+        correlation,
+        is_gpu_event,
+        is_launched_gpu_event,
+        gpu_work_type,
+        is_stream_work,
+        launch_start_us,
+        case
+            when launch_start_us is not null or not is_launched_gpu_event then coalesce(launch_start_us, start_us)
+        end as at_us,
+        1 as is_event,
         cast(null as {{ var('runlens_types')[target.type].double }}) as step_start_us
-    from step_keys
+    from kept
     union all
     select
+        cast(null as {{ var('runlens_types')[target.type].string }}) as run_id,
+        cast(null as {{ var('runlens_types')[target.type].bigint }}) as rank,
         file_path,
-        start_us as at_us,
-        0 as is_key,
         cast(null as {{ var('runlens_types')[target.type].bigint }}) as event_number,
+        cast(null as {{ var('runlens_types')[target.type].string }}) as category,
+        cast(null as {{ var('runlens_types')[target.type].string }}) as event_name,
+        cast(null as {{ var('runlens_types')[target.type].string }}) as event_kind,
+        cast(null as {{ var('runlens_types')[target.type].double }}) as start_us,
+        cast(null as {{ var('runlens_types')[target.type].double }}) as end_us,
+        cast(null as {{ var('runlens_types')[target.type].bigint }}) as stream,
+        cast(null as {{ var('runlens_types')[target.type].bigint }}) as correlation,
+        cast(null as {{ var('runlens_types')[target.type].boolean }}) as is_gpu_event,
+        cast(null as {{ var('runlens_types')[target.type].boolean }}) as is_launched_gpu_event,
+        cast(null as {{ var('runlens_types')[target.type].string }}) as gpu_work_type,
+        cast(null as {{ var('runlens_types')[target.type].boolean }}) as is_stream_work,
+        cast(null as {{ var('runlens_types')[target.type].double }}) as launch_start_us,
+        start_us as at_us,
+        0 as is_event,
         start_us as step_start_us
     from timed_steps
     where same_start_order = 1
 ),
 
-latest_step_starts as (
+placed as (
     select
-        file_path,
-        event_number,
-        at_us,
+        *,
         max(step_start_us) over (
-            partition by file_path order by at_us, is_key rows unbounded preceding
-        ) as step_start_us
+            partition by file_path order by at_us, is_event rows unbounded preceding
+        ) as latest_step_start_us
     from timeline
-    where is_key = 1 or step_start_us is not null
-),
-
-in_steps as (
-    select
-        latest_step_starts.file_path,
-        latest_step_starts.event_number,
-        timed_steps.step_label
-    from latest_step_starts
-    inner join timed_steps
-        on latest_step_starts.file_path = timed_steps.file_path
-        and latest_step_starts.step_start_us = timed_steps.start_us
-        and timed_steps.same_start_order = 1
-    where latest_step_starts.event_number is not null and latest_step_starts.at_us < timed_steps.end_us
-    union all
-    select
-        kept.file_path,
-        kept.event_number,
-        steps.step_label
-    from kept
-    inner join steps
-        on kept.file_path = steps.file_path
-    where steps.is_whole_trace
 ),
 
 final as (
     select
-        kept.run_id,
-        kept.rank,
-        kept.file_path,
-        kept.event_number,
-        kept.category,
-        kept.event_name,
-        kept.event_kind,
-        kept.start_us,
-        kept.end_us,
-        kept.stream,
-        kept.correlation,
-        kept.is_gpu_event,
-        kept.is_launched_gpu_event,
-        kept.gpu_work_type,
-        kept.is_stream_work,
-        kept.launch_start_us,
-        in_steps.step_label
-    from kept
-    left join in_steps
-        on kept.file_path = in_steps.file_path
-        and kept.event_number = in_steps.event_number
+        placed.run_id,
+        placed.rank,
+        placed.file_path,
+        placed.event_number,
+        placed.category,
+        placed.event_name,
+        placed.event_kind,
+        placed.start_us,
+        placed.end_us,
+        placed.stream,
+        placed.correlation,
+        placed.is_gpu_event,
+        placed.is_launched_gpu_event,
+        placed.gpu_work_type,
+        placed.is_stream_work,
+        placed.launch_start_us,
+        coalesce(
+            case when placed.at_us < timed_steps.end_us then timed_steps.step_label end,
+            whole_trace_steps.step_label
+        ) as step_label
+    from placed
+    left join timed_steps
+        on
+        placed.file_path = timed_steps.file_path
+        and placed.latest_step_start_us = timed_steps.start_us
+        and timed_steps.same_start_order = 1
+    left join whole_trace_steps
+        on placed.file_path = whole_trace_steps.file_path
+    where placed.is_event = 1
 )
 
 select * from final
