@@ -159,7 +159,7 @@ def dry_run(paths: list[Path], fmt: str, options: Options) -> int:
 
 
 def import_logs(paths: list[Path], out: Path, fmt: str, options: Options, quiet: bool = False) -> int:
-    """Import every source below paths into out; the exit status (0: runs or rejects written)."""
+    """Import every source below paths into out; the exit status (0: runs, rejects or traces written)."""
     try:
         outcome, line = run_import(paths, out, fmt, options, Progress(0, quiet=quiet))
     except NothingToImport as error:
@@ -169,7 +169,7 @@ def import_logs(paths: list[Path], out: Path, fmt: str, options: Options, quiet:
         print(f"runlens: {error}", file=sys.stderr)
         return 2
     print(line, file=sys.stderr)
-    return 0 if outcome.runs or outcome.rejects or outcome.sample_logs else 1
+    return 0 if outcome.runs or outcome.rejects or outcome.sample_logs or outcome.traces else 1
 
 
 def checked(args: argparse.Namespace, into: Path | None) -> int | None:

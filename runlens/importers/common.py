@@ -215,14 +215,16 @@ class ProfilerReport:
 @dataclass
 class Outcome:
     """What importing one source gave: runs, rejects and notes (skips that are not errors), the
-    samples of a cluster GPU log, which the runner gives a run (sample_attribution.py), and the
-    reports of framework profilers, which it gives a run too (report_attribution.py)."""
+    samples of a cluster GPU log, which the runner gives a run (sample_attribution.py), the
+    reports of framework profilers, which it gives a run too (report_attribution.py), and profiler
+    traces, which it copies beside a run (trace_placement.py)."""
 
     runs: list[Run] = field(default_factory=list)
     rejects: list[Reject] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     sample_logs: list[SampleLog] = field(default_factory=list)
     reports: list[ProfilerReport] = field(default_factory=list)
+    traces: list[tuple[Path, Path]] = field(default_factory=list)  # (trace, the PATH's folder it was found below)
 
     def extend(self, other: Outcome) -> None:
         self.runs.extend(other.runs)
@@ -230,6 +232,7 @@ class Outcome:
         self.notes.extend(other.notes)
         self.sample_logs.extend(other.sample_logs)
         self.reports.extend(other.reports)
+        self.traces.extend(other.traces)
 
 
 # ---------------------------------------------------------------------------------------------

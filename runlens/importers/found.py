@@ -27,6 +27,7 @@ FOUND_WORDS = {
     "dcgm": "DCGM exporter dump",
     "lightning_profiler": "Lightning profiler report",
     "hf_trainer_state": "Hugging Face trainer_state.json",
+    "profiler_trace": "profiler trace",
 }
 
 

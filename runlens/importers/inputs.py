@@ -22,6 +22,7 @@ LOOKS_FOR = {
     "dcgm": "DCGM exporter dumps (DCGM_FI_DEV_GPU_UTIL{gpu=...} lines)",
     "lightning_profiler": "Lightning profiler reports ({stage}-{filename}.txt of SimpleProfiler, AdvancedProfiler)",
     "hf_trainer_state": "Hugging Face trainer_state.json files",
+    "profiler_trace": "profiler traces (*.pt.trace.json[.gz], or *.json[.gz] naming traceEvents)",
 }
 
 

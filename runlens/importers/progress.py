@@ -62,8 +62,10 @@ def summary(
     notes: int,
     quiet: bool = False,
     samples: int = 0,
+    traces: int = 0,
 ) -> str:
-    """The one line that ends an import (`samples`: those of cluster GPU logs, written to their runs)."""
+    """The one line that ends an import (`samples`: those of cluster GPU logs, written to their runs;
+    `traces`: the profiler traces copied)."""
     by_format = Counter(run.source_format for run in runs)
     events = sum(len(run.events) for run in runs)
     approximate = sum(run.approximate_count for run in runs)
@@ -73,6 +75,8 @@ def summary(
     text += f" from {plural(files, 'file')} into {out}: {plural(events, 'event')}, {approximate} approximate"
     if samples:
         text += f", and {plural(samples, 'utilization sample')} of cluster GPU logs"
+    if traces:
+        text += f", and {plural(traces, 'profiler trace')} copied"
     if rejects:
         reasons = Counter(r.reason for r in rejects)
         listed = ", ".join(f"{name} {count}" for name, count in sorted(reasons.items()))

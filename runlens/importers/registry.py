@@ -15,6 +15,7 @@ from . import (
     mlflow_files,
     mlflow_sqlite,
     nvidia_smi,
+    profiler_traces,
     tensorboard_files,
     text_log,
     wandb_files,
@@ -31,6 +32,7 @@ IMPORTERS: tuple[Importer, ...] = (
     dcgm.IMPORTER,
     lightning_profiler.IMPORTER,  # profiler reports: sections the runner gives a run (report_attribution.py)
     hf_trainer_state.IMPORTER,
+    profiler_traces.IMPORTER,  # profiler traces: copied beside the run of their folder (trace_placement.py)
 )
 
 FORMATS = ("auto", *dict.fromkeys(importer.name for importer in IMPORTERS))

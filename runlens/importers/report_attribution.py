@@ -45,9 +45,19 @@ def _folder(source_key: str) -> Path:
     return path if path.is_dir() else path.parent
 
 
-def _run_of(report: ProfilerReport, folders: dict[Path, list[Run]]) -> tuple[Run | None, str]:
-    """The report's run by the rule above, or None and why not."""
-    real = Path(os.path.realpath(report.path))
+def run_folders(runs_of: dict[str, list[Run]]) -> dict[Path, list[Run]]:
+    """The folder of each source that gave runs with a timeline, and those runs."""
+    folders: dict[Path, list[Run]] = {}
+    for key, runs in runs_of.items():
+        timed = [run for run in runs if any(event.event in TIMELINE_EVENTS for event in run.events)]
+        if timed:
+            folders.setdefault(_folder(key), []).extend(timed)
+    return folders
+
+
+def run_holding(path: Path, folders: dict[Path, list[Run]]) -> tuple[Run | None, str]:
+    """The run of the file at path by the rule above (folders: run_folders), or None and why not."""
+    real = Path(os.path.realpath(path))
     holding = [folder for folder in folders if real.is_relative_to(folder)]
     if holding:
         nearest = max(holding, key=lambda folder: len(folder.parts))
@@ -88,16 +98,12 @@ def _profile_fields(run: Run, report: ProfilerReport) -> tuple[int, dict, str]:
 def attach(reports: list[ProfilerReport], runs_of: dict[str, list[Run]]) -> Attached:
     """Give each report its run and add the profile it becomes to that run (see the module docstring)."""
     attached = Attached()
-    folders: dict[Path, list[Run]] = {}
-    for key, runs in runs_of.items():
-        timed = [run for run in runs if any(event.event in TIMELINE_EVENTS for event in run.events)]
-        if timed:
-            folders.setdefault(_folder(key), []).extend(timed)
+    folders = run_folders(runs_of)
     taken: dict[str, list[ProfilerReport]] = {}
     runs_by_id: dict[str, Run] = {}
     whys: dict[str, str] = {}
     for report in reports:
-        run, why = _run_of(report, folders)
+        run, why = run_holding(report.path, folders)
         if run is None:
             detail = f"{why}; a report has no timestamps, so its sections are not written"
             attached.rejects.append(Reject(report.source_format, report.shown, "report_without_run", detail))

@@ -18,6 +18,7 @@ from .progress import Progress, summary
 from .registry import IMPORTERS, OPTIONAL
 from .report_attribution import attach
 from .sample_attribution import Decisions, decide, placed_note, samples_file, samples_run, window_of
+from .trace_placement import place as place_traces
 
 
 @dataclass
@@ -132,7 +133,13 @@ def run_import(
     for note in attached.notes:
         progress.note(note)
     out.mkdir(parents=True, exist_ok=True)
+    carried = place_traces(total.traces, runs_of, out)  # profiler traces: copied beside their run
+    total.notes += carried.notes
+    for note in carried.notes:
+        progress.note(note)
     written = {key: [run_file(out, run) for run in runs] for key, runs in runs_of.items()}
+    for trace, target, _ in carried.copies:
+        written.setdefault(source_key(trace), []).append(target)
     for run in total.runs:
         write_run(out, run)
     for placed in decisions.placed:
@@ -150,6 +157,7 @@ def run_import(
         len(total.notes),
         progress.quiet,
         sum(len(placed.log.samples) for placed in decisions.placed),
+        traces=len(carried.copies),
     )
     return total, line
 

@@ -66,3 +66,43 @@ def train(folder: Path, num_workers: int) -> Path:
     lines.append({"run_id": run_id, "event": "run_end", "ts": time.time()})
     (folder / "run.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
     return folder
+
+
+def train_with_tensorboard(logdir: Path, num_workers: int = 0) -> Path:
+    """The same profiled training logging its loss to TensorBoard in logdir (torch's SummaryWriter,
+    every step, before and after the profiled steps), its traces in the log dir's
+    `plugins/profile/`, where TensorBoard's profiler plugin looks: no runlens log. Returns logdir."""
+    torch = framework_module("torch")
+    from torch.utils.tensorboard import SummaryWriter
+
+    class SlowItems(torch.utils.data.Dataset):
+        def __len__(self) -> int:
+            return 64
+
+        def __getitem__(self, index: int):
+            time.sleep(ITEM_SECONDS)
+            return torch.full((8,), float(index)), torch.ones(1)
+
+    torch.manual_seed(0)
+    model = torch.nn.Linear(8, 1)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+    loader = torch.utils.data.DataLoader(SlowItems(), batch_size=BATCH_SIZE, num_workers=num_workers)
+    writer = SummaryWriter(str(logdir))
+    schedule = torch.profiler.schedule(wait=WAIT, warmup=WARMUP, active=ACTIVE, repeat=1)
+    with torch.profiler.profile(
+        activities=[torch.profiler.ProfilerActivity.CPU],
+        schedule=schedule,
+        on_trace_ready=torch.profiler.tensorboard_trace_handler(str(logdir / "plugins" / "profile")),
+    ) as profiler:
+        for step, (inputs, targets) in enumerate(loader):
+            loss = ((model(inputs) - targets) ** 2).mean()
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            time.sleep(COMPUTE_SECONDS)
+            writer.add_scalar("train/loss", loss.item(), step)
+            profiler.step()
+            if step + 1 == WAIT + WARMUP + ACTIVE + 3:
+                break
+    writer.close()
+    return logdir
