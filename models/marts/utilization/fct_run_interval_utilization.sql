@@ -3,7 +3,7 @@
 -- (int_run_utilization_spans) laid on the interval's active time (its seconds less its downtime),
 -- time-weighted; the GPU-hours the interval held and those it left idle (def_idle_gpu_hours).
 -- Every interval of fct_run_intervals has a row; a run without GPU samples has NULL figures, and an
--- interval with fewer than var utilization_min_samples samples per GPU is not measured (NULL means
+-- interval with fewer than var utilization_min_samples x GPUs samples in all is not measured (NULL means
 -- and idle GPU-hours). The rule is macros/utilization.sql's stretch_utilization_ctes.
 -- Grain: one row per run and interval_index, as fct_run_intervals.
 -- Incremental by run (macros/run_versions.sql): a refresh computes the runs whose lines changed.
