@@ -241,8 +241,8 @@ event_lines as (
         is_blank,
         reject_reason,
         is_other_event,
-        -- a sample's text is kept for fct_rejected_lines (int_utilization_samples may reject it)
-        case when reject_reason is not null or is_other_event or event_type = 'sample' then raw_text end as raw_text,
+        -- the text of a line some mart shows (a sample's: fct_rejected_lines reads the raw line)
+        case when reject_reason is not null or is_other_event then raw_text end as raw_text,
         case when reject_reason is null then run_id end as run_id,
         -- the run a rejected line names, so a page of that run's collection counts the loss
         case

@@ -80,10 +80,22 @@ from (
 """
 
 
+# How DuckDB stores a raw column where its own choice costs more: the lines' text in zstd, which
+# JSON lines (the same keys line after line) shrink about 4x against DuckDB's dictionary and FSST,
+# and which writes faster (docs/performance.md, "The raw text in zstd"); a smaller database is also
+# a shorter copy at every refresh (runlens/refresh/build.py).
+COMPRESSION = {("log_lines", "text"): "zstd"}
+
+
+def column_definition(table: str, name: str, kind: str) -> str:
+    compression = COMPRESSION.get((table, name))
+    return f"{name} {kind}" + (f" using compression {compression}" if compression else "")
+
+
 def create_tables(connection: duckdb.DuckDBPyConnection, schema: str) -> None:
     connection.execute(f"create schema if not exists {schema}")
     for table, columns in TABLES.items():
-        listed = ", ".join(f"{name} {kind}" for name, kind in columns)
+        listed = ", ".join(column_definition(table, name, kind) for name, kind in columns)
         connection.execute(f"create table if not exists {schema}.{table} ({listed})")
 
 

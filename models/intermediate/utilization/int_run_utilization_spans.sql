@@ -20,10 +20,11 @@ next_samples as (
     select
         *,
         {%- for measure in runlens.held_utilization_measures() %}
-            min(case when {{ measure }} is not null then sampled_at end) over (
-                partition by run_id, rank, host, gpu_index order by sampled_at
-                rows between 1 following and unbounded following
-            ) as next_{{ measure }}_at{% if not loop.last %},{% endif %}
+            {{ runlens.next_non_null(
+                'case when ' ~ measure ~ ' is not null then sampled_at end',
+                'run_id, rank, host, gpu_index',
+                'sampled_at'
+            ) }} as next_{{ measure }}_at{% if not loop.last %},{% endif %}
         {%- endfor %}
     from samples
 ),
