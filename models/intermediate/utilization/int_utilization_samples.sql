@@ -101,7 +101,6 @@ numbered as (
 
 final as (
     select
-        file_path || ':' || cast(line_number as {{ dbt.type_string() }}) as sample_id,
         file_path,
         line_number,
         run_id,
