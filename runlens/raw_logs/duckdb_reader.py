@@ -254,6 +254,8 @@ def refresh(connection: duckdb.DuckDBPyConnection, raw_dir: str, schema: str, *,
     listed = list_log_files(raw_dir)
     connection.execute("begin transaction")
     try:
+        if full:  # every line is read again: the table is made again too, in today's storage (COMPRESSION)
+            connection.execute(f"drop table if exists {schema}.log_lines")
         create_tables(connection, schema)
         plan = plan_reading(listed, loaded_files(connection, schema), full)
         forget(connection, schema, plan.to_forget + [log_file.file_path for log_file in plan.to_read])

@@ -151,3 +151,44 @@ def test_a_file_this_user_may_not_read_is_left_to_python(tmp_path):
         ("readable.jsonl", 0, None, None),
         ("readable.jsonl", 1, None, "r"),
     ]
+
+
+def text_storage(connection: duckdb.DuckDBPyConnection) -> set[str]:
+    """How DuckDB stores log_lines.text: its segments' compressions but the constant ones."""
+    connection.execute("checkpoint")
+    rows = connection.execute(
+        "select distinct compression from pragma_storage_info('main_raw.log_lines') where column_name = 'text'"
+    ).fetchall()
+    return {compression for (compression,) in rows} - {"Constant"}
+
+
+def test_the_lines_text_is_kept_in_zstd_and_a_full_reading_makes_an_older_table_again(tmp_path):
+    """The reader stores the lines' text in zstd (duckdb_reader.COMPRESSION); a database an earlier
+    runlens made keeps its table until a full reading, which makes it again in zstd."""
+    from runlens.raw_logs.duckdb_reader import create_tables, refresh
+
+    raw = tmp_path / "raw"
+    lines = b"".join(
+        b'{"run_id": "r%d", "event": "checkpoint", "ts": %d, "step": %d}\n' % (n % 7, n, n) for n in range(5000)
+    )
+    write(raw, "a.jsonl", lines)
+    with duckdb.connect(str(tmp_path / "new.duckdb")) as connection:
+        refresh(connection, str(raw), "main_raw")
+        assert text_storage(connection) == {"ZSTD"}
+    with duckdb.connect(str(tmp_path / "old.duckdb")) as connection:
+        connection.execute("create schema main_raw")
+        connection.execute(
+            "create table main_raw.log_lines (file_path varchar, file_fingerprint varchar, line_number bigint, "
+            "text varchar, is_invalid_utf8 boolean, is_blank boolean)"
+        )
+        create_tables(connection, "main_raw")  # the other tables, as that runlens made them
+        refresh(connection, str(raw), "main_raw")
+        assert "ZSTD" not in text_storage(connection)  # an incremental reading keeps the table as it is
+        refresh(connection, str(raw), "main_raw", full=True)
+        assert text_storage(connection) == {"ZSTD"}
+        assert connection.execute(
+            "select count(*), count(distinct line_number) from main_raw.log_lines"
+        ).fetchone() == (
+            5000,
+            5000,
+        )
