@@ -13,7 +13,11 @@ two typed paths into a fresh database file, as a build writes its tables:
   (a table), then every interval's time-weighted mean (a table). No line numbers, no checks, no
   units, no duplicates: less than any build that keeps what the input contract asks for.
 - `numbered`: the same, each sample with its file and line (the row's place in its file, which
-  read_json keeps in order), as the raw tables and fct_rejected_lines need them.
+  read_json keeps in order: its rowid less its file's first, checked to be one block per file),
+  as the raw tables and fct_rejected_lines need them.
+- `lines`: the other half of a typed design (docs/performance.md): the same files read as lines
+  (read_blob, split at each newline, as runlens/raw_logs/duckdb_reader.py reads them), counted and
+  not stored, the least a reader pays to keep the lines that are not samples.
 The intervals are made beforehand and not timed (the build without samples makes them too).
 Prints each repeat's seconds and the medians, and each path's median over the floor's.
 """
@@ -68,12 +72,21 @@ from read_json($files, format = 'newline_delimited', filename = true, {TYPED_COL
 
 PLAIN_SQL = f"create table samples as select * exclude (event) from ({LINES_SQL}) where event = 'sample'"
 
+# Each line's place in its file from the rows' order: read_json writes a file's rows one after the
+# other and in the file's order, so a row's line is its rowid less its file's first rowid, plus 1
+# (a hash aggregate and a join, cheaper than a window sorting 13 million rows); CONTIGUITY_SQL
+# checks the premise (every file's rows one block) before the numbers are used.
 NUMBERED_SQL = (
     f"create temp table typed_lines as {LINES_SQL};\n"
-    "create table samples as select file_path, row_number() over (partition by file_path order by rowid) "
-    "as line_number, * exclude (file_path, event) from typed_lines where event = 'sample';\n"
+    "create temp table file_rows as select file_path, min(rowid) as first_rowid, max(rowid) as last_rowid, "
+    "count(*) as lines from typed_lines group by file_path;\n"
+    "create table samples as select typed_lines.file_path, typed_lines.rowid - file_rows.first_rowid + 1 "
+    "as line_number, typed_lines.* exclude (file_path, event) from typed_lines "
+    "inner join file_rows on typed_lines.file_path = file_rows.file_path where event = 'sample';\n"
     "drop table typed_lines"
 )
+
+CONTIGUITY_SQL = "select count(*) from file_rows where last_rowid - first_rowid + 1 != lines"
 
 SPANS_SQL = """
 create table spans as
@@ -119,6 +132,23 @@ group by run_id, interval_index
 """
 
 
+LINES_ONLY_SQL = """
+select count(*), sum(length(line))
+from (select unnest(string_split(decode(content), chr(10))) as line from read_blob($files))
+"""
+
+
+def lines_seconds(files: list[str]) -> float:
+    import duckdb
+
+    connection = duckdb.connect()
+    started = time.perf_counter()
+    connection.execute(LINES_ONLY_SQL, {"files": files}).fetchall()
+    seconds = time.perf_counter() - started
+    connection.close()
+    return seconds
+
+
 def floor_seconds(files: list[str]) -> float:
     import duckdb
 
@@ -147,6 +177,8 @@ def typed_path_seconds(files: list[str], numbered: bool, folder: Path) -> dict[s
     for statement in (NUMBERED_SQL if numbered else PLAIN_SQL).split(";\n"):
         connection.execute(statement, {"files": files} if "$files" in statement else {})
     steps["read and store"] = time.perf_counter() - started
+    if numbered and connection.execute(CONTIGUITY_SQL).fetchone()[0]:
+        raise SystemExit("a file's rows are not one block in read_json's order: the line numbers would be wrong")
     for name, sql, parameters in (
         ("spans", SPANS_SQL, {"hold_seconds": project_vars()["hold_seconds"]}),
         ("means", MEANS_SQL, {}),
@@ -165,7 +197,7 @@ def main(argv: list[str]) -> int:
         return 2
     files = sorted(glob.glob(os.path.join(argv[0], "**", "*.jsonl"), recursive=True))
     repeats = int(argv[1]) if len(argv) > 1 else 3
-    totals: dict[str, list[float]] = {"floor": [], "plain": [], "numbered": []}
+    totals: dict[str, list[float]] = {"floor": [], "plain": [], "numbered": [], "lines": []}
     with tempfile.TemporaryDirectory(prefix="runlens-lower-bound-") as scratch:
         for repeat in range(1, repeats + 1):
             totals["floor"].append(floor_seconds(files))
@@ -175,9 +207,11 @@ def main(argv: list[str]) -> int:
                 totals[path].append(sum(steps.values()))
                 shown = ", ".join(f"{name} {seconds:.2f} s" for name, seconds in steps.items())
                 print(f"repeat {repeat}: {path} {totals[path][-1]:.2f} s ({shown})", flush=True)
+            totals["lines"].append(lines_seconds(files))
+            print(f"repeat {repeat}: lines {totals['lines'][-1]:.2f} s", flush=True)
     medians = {name: statistics.median(values) for name, values in totals.items()}
     print(f"{len(files)} files; medians of {repeats}: " + ", ".join(f"{k} {v:.2f} s" for k, v in medians.items()))
-    for path in ("plain", "numbered"):
+    for path in ("plain", "numbered", "lines"):
         print(f"{path} / floor: {medians[path] / medians['floor']:.2f}x")
     return 0
 
