@@ -259,3 +259,47 @@ def test_plan_refreshes_leave_compaction_to_every_tenth(built, plans_recorded):
     (raw / "more-last.jsonl").write_text(template.replace('"run_id": "', '"run_id": "more-last-'))
     assert runlens_build(raw, database, plans_recorded)["replayed"] == [True]
     assert refreshes_since_vacuum(database) == 0
+
+
+def test_each_node_of_a_plan_commits_before_the_next_reads_it(tmp_path, monkeypatch):
+    """A plan's node runs in a transaction of its own, as dbt-duckdb runs a node: the next node's
+    queries read committed tables, which DuckDB plans with their statistics (a query over tables
+    of its own transaction can cost 15x: runlens/refresh/plan_runner.py). A failing node is undone,
+    the nodes before it stay (the caller throws the copy away)."""
+    from runlens.refresh import plan_runner
+    from runlens.refresh.plan import PlanNode
+
+    raw = tmp_path / "logs"
+    raw.mkdir()
+    database = tmp_path / "plan.duckdb"
+    monkeypatch.setenv("RUNLENS_DB", str(database))
+    node = "create table runlens.main.{name} as select txid_current() as transaction_id"
+    plan = Plan(
+        inputs={},
+        database_state="",
+        nodes=[
+            PlanNode("model.runlens.first", [node.format(name="first")]),
+            PlanNode("model.runlens.second", [node.format(name="second")]),
+            PlanNode(
+                "model.runlens.broken",
+                [node.format(name="broken"), "insert into runlens.main.first select no_such_column"],
+            ),
+        ],
+    )
+    connection = plan_runner.connect(REPO)
+    try:
+        run = plan_runner.run_plan(plan, connection, str(raw))
+        tables = connection.execute(
+            "select table_name from information_schema.tables where table_catalog = 'runlens' "
+            "and table_schema = 'main' order by table_name"
+        ).fetchall()
+        first, second = (
+            connection.execute(f"select transaction_id from runlens.main.{name}").fetchone()[0]
+            for name in ("first", "second")
+        )
+    finally:
+        plan_runner.disconnect(connection)
+    assert not run.success
+    assert [node_run.status for node_run in run.nodes] == ["success", "success", "error"]
+    assert first != second
+    assert tables == [("first",), ("second",)]
