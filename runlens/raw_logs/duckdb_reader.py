@@ -274,11 +274,14 @@ def refresh(connection: duckdb.DuckDBPyConnection, raw_dir: str, schema: str, *,
     return ReadSummary(len(listed), len(plan.to_read), read_lines, forgotten)
 
 
-def folder_unchanged(connection: duckdb.DuckDBPyConnection, raw_dir: str, schema: str) -> bool:
+def folder_unchanged(
+    connection: duckdb.DuckDBPyConnection, raw_dir: str, schema: str, *, clock_may_move: bool = False
+) -> bool:
     """Whether reading raw_dir now would change nothing in the raw tables but the time of the
     reading: the same files with the same fingerprints, the same collections file, the same
     pinned as-of time (and one is pinned: else every build moves the as-of time), no reading
-    error. False when the tables are missing."""
+    error. clock_may_move: whatever the as-of time (pinned or not), the rest the same. False when
+    the tables are missing."""
     try:
         loaded = loaded_files(connection, schema)
         context = connection.execute(
@@ -289,9 +292,13 @@ def folder_unchanged(connection: duckdb.DuckDBPyConnection, raw_dir: str, schema
             return False
     except duckdb.CatalogException:
         return False
-    pinned = pinned_as_of(raw_dir)
-    if pinned is None or context != [(os.path.abspath(raw_dir), pinned, None)]:
-        return False
+    if clock_may_move:
+        if [(raw, error) for raw, _, error in context] != [(os.path.abspath(raw_dir), None)]:
+            return False
+    else:
+        pinned = pinned_as_of(raw_dir)
+        if pinned is None or context != [(os.path.abspath(raw_dir), pinned, None)]:
+            return False
     columns = [name for name, _ in TABLES["collections"]]
     now = sorted(tuple(row.get(column) for column in columns) for row in read_collections(raw_dir))
     if now != collections:

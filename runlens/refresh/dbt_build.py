@@ -79,6 +79,29 @@ def refreshes_since_vacuum(connection) -> int | None:
     return int(row[0]) if row and row[0] is not None else None
 
 
+def only_the_clock_moved(connection, raw: Path, inputs: dict) -> bool:
+    """Whether, since the database's last build (its last_build: read before the reader empties
+    it), nothing but the as-of time can have moved: the same project, command line and environment
+    (inputs), the same tables, and the raw folder as it was read then (its files, collections file
+    and traces; raw_logs/duckdb_reader.py, folder_unchanged). Then only the plan's nodes that follow
+    the clock need to run (plan.py, clock_followers)."""
+    import duckdb
+
+    from runlens.raw_logs.duckdb_reader import folder_unchanged
+
+    schema = raw_schema(TARGET_SCHEMA)
+    try:
+        recorded = connection.execute(f"select inputs, database_state from {schema}.last_build").fetchall()
+    except duckdb.Error:
+        return False
+    if len(recorded) != 1:
+        return False
+    (built, state), env_names = recorded[0], json.loads(recorded[0][0])["env"]
+    if built != built_from(inputs, env_names) or state != database_state(connection):
+        return False
+    return folder_unchanged(connection, str(raw), schema, clock_may_move=True)
+
+
 def up_to_date(session: DbtSession, raw: Path, database: Path, args: Sequence[str]) -> bool:
     """Whether a build would change nothing: the database was built by runlens from the same
     project, command line and environment, and the raw folder has not changed since (its files,
@@ -124,10 +147,11 @@ def build(
             plan = store.find(inputs, state)
             if plan is not None:
                 full = "--full-refresh" in args
+                clock_only = not full and only_the_clock_moved(connection, raw, inputs)
                 refreshes = refreshes_since_vacuum(connection)
                 vacuum = full or refreshes is None or refreshes + 1 >= VACUUM_EVERY
                 plan_runner.allow_vacuum(connection, vacuum)
-                run = plan_runner.run_plan(plan, connection, str(raw), full=full)
+                run = plan_runner.run_plan(plan, connection, str(raw), full=full, clock_only=clock_only)
                 if run.success:
                     note_build(connection, inputs, plan.inputs["env"], 0 if vacuum else refreshes + 1)
         finally:

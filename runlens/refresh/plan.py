@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-PLAN_FORMAT = 1
+PLAN_FORMAT = 2
 # the statements a runner manages itself: each node runs in a transaction of its own
 TRANSACTION = re.compile(r"^\s*(begin|commit|rollback)\s*;?\s*$", re.IGNORECASE)
 # dbt's comment before each statement it sends
@@ -31,11 +31,31 @@ order by all
 """
 
 
+# The macros by which a model follows the as-of time (macros/build_context.sql, run_versions.sql):
+# a node that calls one, directly or through another macro, or that depends on a node that does,
+# follows the clock; the others give the same rows for the same raw tables whatever the time.
+CLOCK_MACROS = frozenset(
+    f"macro.runlens.{name}"
+    for name in (
+        "build_as_of",
+        "build_as_of_source",
+        "build_pinned_as_of",
+        "is_run_to_compute_or_live",
+        "delete_rows_of_changed_or_live_runs",
+    )
+)
+
+
+# the raw table the reader rewrites at every build: its start, its raw folder, the pinned as-of time
+CONTEXT_SOURCE = "source.runlens.runlens_raw.build_context"
+
+
 @dataclass
 class PlanNode:
     unique_id: str
     statements: list[str]
     severity: str | None = None  # a data test's: error or warn
+    follows_clock: bool = True  # whether its rows can move with the as-of time alone (clock_followers)
 
 
 @dataclass
@@ -144,6 +164,7 @@ class Recorder:
         if self.bound:
             return None
         plan = Plan({**inputs, "env": environment_values(manifest.env_vars)}, state)
+        followers = clock_followers(manifest)
         nodes: dict[str, PlanNode] = {}
         for unique_id, sql in self.records:
             if TRANSACTION.match(sql):
@@ -157,10 +178,57 @@ class Recorder:
                 severity = (
                     str(node.config.severity).lower() if node is not None and node.resource_type == "test" else None
                 )
-                nodes[unique_id] = PlanNode(unique_id, [], severity)
+                nodes[unique_id] = PlanNode(unique_id, [], severity, unique_id in followers)
             nodes[unique_id].statements.append(sql)
         plan.nodes = list(nodes.values())  # a node's first statement comes after its parents' last
         return plan
+
+
+def clock_followers(manifest) -> set[str]:
+    """The nodes of the manifest whose rows can change when only the as-of time moves: those that
+    call a macro of CLOCK_MACROS (directly or through other macros) and every node downstream of
+    one (tests included); and the models that read the build context itself (CONTEXT_SOURCE: the
+    build's start and pinned time, which those macros read) with their own tests. Every model
+    reads the build's start too, to stamp the rows it computes (computed_at, changed_at,
+    loaded_at: macros/incremental_state.sql) and to test only those: a model that computes no
+    row when its inputs did not change does not follow the clock through that stamp."""
+    macros = manifest.macros
+    following: dict[str, bool] = {}
+
+    def macro_follows(name: str, seen: frozenset = frozenset()) -> bool:
+        if name in CLOCK_MACROS:
+            return True
+        if name in following:
+            return following[name]
+        macro = macros.get(name)
+        called = macro.depends_on.macros if macro is not None else []
+        result = any(macro_follows(other, seen | {name}) for other in called if other not in seen)
+        following[name] = result
+        return result
+
+    nodes = manifest.nodes
+    followers: set[str] = set()
+    pending = list(nodes)
+    changed = True
+    while changed:  # the node graph is small (hundreds): a fixed point is cheap and needs no order
+        changed = False
+        for unique_id in pending:
+            if unique_id in followers:
+                continue
+            depends_on = nodes[unique_id].depends_on
+            if any(macro_follows(name) for name in depends_on.macros) or any(
+                parent in followers
+                for parent in getattr(depends_on, "nodes", [])  # a seed's names macros only
+            ):
+                followers.add(unique_id)
+                changed = True
+    readers = {
+        unique_id for unique_id, node in nodes.items() if CONTEXT_SOURCE in getattr(node.depends_on, "nodes", [])
+    }
+    tests_of_readers = {
+        unique_id for unique_id, node in nodes.items() if getattr(node, "attached_node", None) in readers
+    }
+    return followers | readers | tests_of_readers
 
 
 def statement_kind(sql: str) -> str:

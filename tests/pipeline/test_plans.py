@@ -303,3 +303,30 @@ def test_each_node_of_a_plan_commits_before_the_next_reads_it(tmp_path, monkeypa
     assert [node_run.status for node_run in run.nodes] == ["success", "success", "error"]
     assert first != second
     assert tables == [("first",), ("second",)]
+
+
+def test_a_build_where_only_the_clock_moved_runs_what_follows_it_and_gives_a_whole_builds_marts(
+    plans_recorded, tmp_path
+):
+    """Nothing in the folder changed, only the as-of time (as users run runlens: not pinned, so
+    every build moves it): the plan runs only the nodes that follow the clock (plan.py,
+    clock_followers; dbt_build.py, only_the_clock_moved), and the marts equal a whole build's as of
+    the same time. The sample has a live sweep, whose figures move with the as-of time."""
+    later = "2025-03-10T15:30:00Z"  # three and a half hours after SAMPLE_AS_OF
+    raw = fixture_copy(tmp_path / "moved", "sample")
+    database, reference = tmp_path / "moved" / DATABASE, tmp_path / "reference" / DATABASE
+    assert runlens_build(raw, database, plans_recorded)["replayed"] == [True]
+    before = snapshot(database)
+
+    timings = runlens_build(raw, database, plans_recorded, env={"RUNLENS_AS_OF": later})
+
+    assert timings["replayed"] == [True]
+    ran = {result["unique_id"] for result in timings["results"]}
+    assert {"model.runlens.stg_build_context", "model.runlens.dim_build", "model.runlens.fct_run_live_status"} <= ran
+    assert not ran & {"model.runlens.stg_log_lines", "model.runlens.fct_runs", "model.runlens.fct_run_intervals"}
+    assert runlens_build(raw, reference, plans_recorded, env={"RUNLENS_AS_OF": later})["replayed"] == [True]
+    after, whole = snapshot(database), snapshot(reference)
+    assert before["fct_run_live_status"] != after["fct_run_live_status"]
+    assert after == whole
+    with duckdb.connect(str(database), read_only=True) as connection:
+        assert connection.execute("select as_of_at from dim_build").fetchone()[0].isoformat() == "2025-03-10T15:30:00"
