@@ -6,7 +6,7 @@ from __future__ import annotations
 from scripts.benchmark.formatting import fmt
 from scripts.benchmark.measure import seconds_of
 
-HEADER = ["runs", "lines", "build s", "noop s", "floor s", "fair s", "pandas s", "ref.new s", "ref.app s",
+HEADER = ["runs", "lines", "build s", "noop s", "clock s", "floor s", "fair s", "pandas s", "ref.new s", "ref.app s",
           "render s", "peak MB", "replayed", "checks"]  # fmt: skip
 BUILDS = ("build", "refresh_new_runs", "refresh_appends")  # the size's `runlens build`s that should replay a plan
 
@@ -34,6 +34,7 @@ def summary(report: dict) -> str:
                 fmt(e.get("lines_read")),
                 fmt(seconds_of(e.get("build"))),
                 fmt(seconds_of(e.get("build_noop"))),
+                fmt(seconds_of(e.get("build_clock"))),
                 fmt(seconds_of(e.get("floor")), 2),
                 fmt(seconds_of(e.get("fair_floor")), 2),
                 fmt(seconds_of(e.get("pandas"), "process_seconds"), 2),

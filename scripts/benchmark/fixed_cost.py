@@ -88,12 +88,18 @@ def build_command(raw: Path, database: Path, timings: Path) -> list[str]:
     return [str(RUNLENS), "build", "--logs", str(raw), "--db", str(database), "--timings", str(timings)]
 
 
-def runlens_build(meter: Meter, install: Installation, raw: Path, database: Path, timings: Path) -> dict:
+def runlens_build(
+    meter: Meter, install: Installation, raw: Path, database: Path, timings: Path, *, pinned: bool = True
+) -> dict:
     """`runlens build` measured in a fresh process (wall s, peak memory of that process), with what
     its --timings file says (timings_figures: replayed, phases, elapsed, nodes) and whether it said
-    that nothing changed (no model ran)."""
+    that nothing changed (no model ran). pinned=False: the as-of time not pinned (RUNLENS_AS_OF
+    unset), as users run it: the build's start is its as-of time."""
     timings.unlink(missing_ok=True)
-    figures, process = meter.run_process(build_command(raw, database, timings), env=install.environment())
+    environment = install.environment()
+    if not pinned:
+        environment.pop("RUNLENS_AS_OF", None)
+    figures, process = meter.run_process(build_command(raw, database, timings), env=environment)
     figures["nothing_changed"] = NOTHING_CHANGED in process.stderr
     if figures["returncode"] == 0 and timings.exists():
         figures.update(timings_figures(timings))

@@ -222,7 +222,8 @@ def test_a_baseline_not_written_yet_is_not_run(tmp_path, monkeypatch):
 def test_size_steps_run_runlens_build_replaying_the_recorded_plans(bench_run):
     """Each build of a size is `runlens build` in a fresh process, replaying the plan the fixed cost
     step recorded in the shared cache folder (a fresh database's for the full build, a built one's
-    for the refreshes); with nothing changed and the as-of time pinned, no model runs."""
+    for the refreshes); with nothing changed and the as-of time pinned, no model runs; with nothing
+    changed and the as-of time not pinned, only the nodes that follow the clock run."""
     result, out = bench_run
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-4000:]
     report = json.loads((out / "benchmarks.json").read_text())
@@ -235,6 +236,10 @@ def test_size_steps_run_runlens_build_replaying_the_recorded_plans(bench_run):
     assert entry["refresh_new_runs"]["runs_added"] == 2 and entry["refresh_appends"]["runs_touched"] == 2
     noop = entry["build_noop"]
     assert noop["nothing_changed"] and noop["replayed"] == [] and noop["nodes"] == 0
+    # the clock moving (as-of not pinned): the plan runs, but only the nodes that follow the clock
+    clock = entry["build_clock"]
+    assert clock["returncode"] == 0 and clock["replayed"] == [True] and not clock["nothing_changed"]
+    assert 0 < clock["nodes"] < entry["build"]["nodes"]
     assert report["config"]["as_of"] == "2025-07-01T00:00:00Z"
     assert "plan replayed" in (out / "benchmarks.md").read_text()
 
@@ -278,7 +283,9 @@ def test_targets_verdicts():
                 refresh_new_over_budget=1.1,
                 peak_rss_mb=9_999.0,
             ),
-            size_entry(200_000, noop_over_budget=1.2, refresh_new_over_budget=0.8, peak_rss_mb=9_999.0),
+            size_entry(
+                200_000, noop_over_budget=1.2, clock_over_budget=0.95, refresh_new_over_budget=0.8, peak_rss_mb=9_999.0
+            ),
             size_entry(1_000_000, build_minus_fixed_over_fair_floor=2.0, pandas_over_build=1.4, peak_rss_mb=4_000.0),
         ],
         "engines": {
@@ -318,6 +325,7 @@ def test_targets_verdicts():
         ("(full build - fixed cost) / fair floor", 1_000_000): "met",
         ("end to end against the pandas script", 1_000_000): "missed",
         ("`runlens build` with nothing changed /", 200_000): "missed",
+        ("`runlens build` with nothing changed and the clock moving", 200_000): "met",
         ("refresh after 1% new runs /", 100_000): "missed",
         ("refresh after 1% new runs /", 200_000): "met",
         ("refresh after 1% new runs /", 1_000_000): "not run",
