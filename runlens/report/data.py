@@ -25,6 +25,7 @@ SHOWN_DISTRIBUTED_RUNS = 10
 # how many tasks the GPU utilization section gives a subsection of (the most idle GPU-hours first);
 # the by-task table lists every one
 SHOWN_UTILIZATION_TASKS = 6
+SHOWN_TIMELINE_RUNS = 60  # runs on the timeline chart: past this many the bars are too thin to read
 
 # What each part of a collection's page reads: a mart, which of its rows (besides
 # `collection = $collection`, which every one of these adds) and in which order.
@@ -152,6 +153,7 @@ PROFILE_QUERIES = (
     "utilization_timeline",
 )
 QUERY_FILES = {"segments": "run_segments"}
+QUERY_PARAMETERS = {"segments": {"shown_runs": SHOWN_TIMELINE_RUNS}}  # beside $collection
 
 # What the index reads (over every collection).
 INDEX_READS = {
@@ -444,7 +446,9 @@ def load_profile(connection, collection: str, report_wall_seconds: tuple = ()) -
         rows = read_mart(connection, in_collection(spec), collection=collection)
         parts[name] = (rows[0] if rows else None) if name in ONE_ROW else rows
     for name in PROFILE_QUERIES:
-        rows = read_query(connection, QUERY_FILES.get(name, name), collection=collection)
+        rows = read_query(
+            connection, QUERY_FILES.get(name, name), collection=collection, **QUERY_PARAMETERS.get(name, {})
+        )
         parts[name] = (rows[0] if rows else None) if name == "comparison" else rows
     parts["data_quality"] = parts["data_quality"] or no_lines(collection)
     return CollectionProfile(

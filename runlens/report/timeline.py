@@ -1,5 +1,7 @@
-"""The timeline chart of a collection's runs, as PNG bytes (matplotlib, Agg backend): one bar per
-run from its first run_start to its end, in the stretches it ran (a restart's downtime is a gap),
+"""The timeline chart of a collection's runs, as PNG bytes (matplotlib, Agg backend): the runs the
+page's query gives (queries/run_segments.sql: the latest data.SHOWN_TIMELINE_RUNS by their first
+start; the title says so when the collection has more), one bar per run from its first run_start
+to its end, in the stretches it ran (a restart's downtime is a gap),
 coloured by task; a run still running is drawn to the as-of time and ends in an arrow, a stalled
 run ends in a cross at its last event, an abandoned one in a grey cross there, and a failed run in a
 black cross where its failed run_end ended it. Time runs across in
@@ -23,7 +25,6 @@ from runlens.report.chart import STYLE, UNIT_NAMES, duration_axis, finished_png,
 from runlens.report.rows import Row  # noqa: E402
 
 PALETTE = ("#4C72B0", "#DD8452", "#55A868", "#C44E52", "#8172B3", "#937860", "#DA8BC3", "#8C8C8C")
-MAX_RUNS = 60  # past this many runs, the bars are too thin to read: the chart shows the first ones
 # the cross at the end of a run that did not finish: its colour by why
 END_MARKS = {"stalled": "#C44E52", "abandoned": "#8C8C8C", "failed": "black"}
 
@@ -35,8 +36,9 @@ def seconds_after(start: datetime, instant: datetime) -> float:
 def timeline_png(segments: list[Row], as_of: datetime | None) -> bytes:
     """One row per run (first started on top), time since the collection's first run_start; the
     as-of time as a dashed line when given (a collection with a run still going)."""
-    run_ids = list(dict.fromkeys(segment.run_id for segment in segments))[:MAX_RUNS]
+    run_ids = list(dict.fromkeys(segment.run_id for segment in segments))
     rows = {run_id: index for index, run_id in enumerate(run_ids)}
+    last_segments = {segment.run_id: segment for segment in segments}  # in segment order: each run's last
     tasks = sorted({segment.task for segment in segments})
     colours = {task: PALETTE[index % len(PALETTE)] for index, task in enumerate(tasks)}
     origin = min(segment.started_at for segment in segments)
@@ -47,8 +49,6 @@ def timeline_png(segments: list[Row], as_of: datetime | None) -> bytes:
     with matplotlib.rc_context(STYLE):
         figure, axes = pyplot.subplots(figsize=(7.5, 1.4 + 0.22 * len(run_ids)), dpi=100)
         for segment in segments:
-            if segment.run_id not in rows:
-                continue
             row = rows[segment.run_id]
             start = seconds_after(origin, segment.started_at) / per_unit
             end = seconds_after(origin, segment.ended_at) / per_unit
@@ -56,7 +56,7 @@ def timeline_png(segments: list[Row], as_of: datetime | None) -> bytes:
             if segment.is_open and segment.live_status == "running":
                 axes.plot(end, row, marker=">", color="black", markersize=5)
         for run_id, row in rows.items():
-            last = [segment for segment in segments if segment.run_id == run_id][-1]
+            last = last_segments[run_id]
             colour = END_MARKS.get("failed" if last.run_status == "failed" else last.live_status)
             if colour is not None:
                 axes.plot(seconds_after(origin, last.ended_at) / per_unit, row, marker="x", color=colour, markersize=6)
@@ -66,8 +66,9 @@ def timeline_png(segments: list[Row], as_of: datetime | None) -> bytes:
         axes.invert_yaxis()
         axes.set_xlim(left=0)
         duration_axis(axes.xaxis, unit)
+        total = segments[0].collection_runs
         states = {segment.live_status for segment in segments}
-        failed = any(segment.run_status == "failed" and segment.run_id in rows for segment in segments)
+        failed = any(segment.run_status == "failed" for segment in segments)
         marks = [
             mark
             for mark, shown in (
@@ -80,8 +81,10 @@ def timeline_png(segments: list[Row], as_of: datetime | None) -> bytes:
             if shown
         ]
         legend = f" ({'; '.join(marks)})" if marks else ""
-        axes.set_xlabel(f"{UNIT_NAMES[unit]} since the first run_start{legend}")
-        axes.set_title("Runs over time, by task")
+        since = "the first run_start shown" if total > len(run_ids) else "the first run_start"
+        axes.set_xlabel(f"{UNIT_NAMES[unit]} since {since}{legend}")
+        which = f"The latest {len(run_ids):,} of {total:,} runs" if total > len(run_ids) else "Runs"
+        axes.set_title(f"{which} over time, by task")
         handles = [Patch(color=colours[task], label=short_label(task)) for task in tasks]
         axes.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=7, frameon=False)
         return finished_png(figure, axes)

@@ -3,6 +3,7 @@ marts, and the dbt exposure for the report names exactly the marts they read."""
 
 from __future__ import annotations
 
+import json
 import re
 
 import yaml
@@ -58,3 +59,28 @@ def test_the_rule_check_catches_a_rule():
     assert RULE_WORDS.search("select max(mean_seconds) over () from agg_task_runtime")
     assert RULE_WORDS.search("select count(*) as runs from fct_runs group by collection")
     assert not RULE_WORDS.search("select mean_wall_seconds / 3600 as mean_wall_hours from agg_task_runtime")
+
+
+def test_the_timeline_reads_the_latest_runs_of_its_collection_only(sample_db):
+    """queries/run_segments.sql gives the collection's latest runs by their first run_start (as many
+    as asked: data.SHOWN_TIMELINE_RUNS on a page), in start order, each with how many runs the
+    collection has; worked out here from the sample's live sweep's files."""
+    from datetime import datetime
+
+    from runlens.report.rows import read_query
+
+    folder = REPO / "data" / "sample" / "from-entangled-v2__continuous-v4-live"
+    first_starts: dict[str, datetime] = {}
+    for path in folder.glob("*.jsonl"):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            event = json.loads(line)
+            if event.get("event") == "run_start":
+                started = datetime.fromisoformat(event["ts"].replace("Z", "+00:00"))
+                first_starts[event["run_id"]] = min(started, first_starts.get(event["run_id"], started))
+    latest = sorted(first_starts, key=lambda run_id: first_starts[run_id])[-3:]
+
+    rows = read_query(sample_db, "run_segments", collection="from-entangled-v2/continuous-v4-live", shown_runs=3)
+
+    assert list(dict.fromkeys(row.run_id for row in rows)) == latest
+    assert {row.collection_runs for row in rows} == {len(first_starts)}
+    assert data.QUERY_PARAMETERS["segments"] == {"shown_runs": data.SHOWN_TIMELINE_RUNS}
