@@ -658,6 +658,9 @@ SCALE_COLLECTIONS = (
     ("scale/sweep-d", 0.8, '"optimizer": {"lr": 0.0003}, "beta_schedule": "cosine", "eval_samples": 500'),
 )
 SCALE_BASELINES = {"scale/sweep-b": "scale/sweep-a", "scale/sweep-c": "scale/sweep-a", "scale/sweep-d": "scale/sweep-b"}
+# a new sweep beside the history (the benchmark's refresh after 1% new runs in one collection):
+# its runs are shaped as sweep-a's, with a config key of their own
+SCALE_NEW_SWEEP = ("scale/sweep-new", 1.0, '"optimizer": {"lr": 0.0003}, "beta_schedule": "linear", "warmup": 500')
 SCALE_START_MS = 1_743_465_600_000  # 2025-04-01T00:00:00Z
 SCALE_SPAN_MS = 60 * 86_400_000  # runs start within 60 days
 SHARD_DIR = "shards"
@@ -745,11 +748,19 @@ def scale_markers(rng: random.Random, total_s: float, tail_s: float, epochs: int
     return planned, tail_s * jitter(rng, TAIL_JITTER)
 
 
-def scale_run(seed: int, index: int, fault_rate: float = 0.001, shape: ScaleShape = DEFAULT_SHAPE) -> ScaleRun:
-    """Run number index of the scale data set: a function of (seed, index) and the shape only."""
+def scale_run(
+    seed: int, index: int, fault_rate: float = 0.001, shape: ScaleShape = DEFAULT_SHAPE, new_sweep: bool = False
+) -> ScaleRun:
+    """Run number index of the scale data set: a function of (seed, index), the shape and new_sweep
+    only. The runs cycle through SCALE_COLLECTIONS, and within one through its tasks; with new_sweep
+    every run is in SCALE_NEW_SWEEP, cycling through its tasks."""
     rng = random.Random((seed << 40) | index)
-    collection, speed, cfg = SCALE_COLLECTIONS[index % len(SCALE_COLLECTIONS)]
-    task, (mean_h, width, tail_share) = shape.task((index // len(SCALE_COLLECTIONS)) % shape.tasks)
+    if new_sweep:
+        (collection, speed, cfg), number = SCALE_NEW_SWEEP, index
+    else:
+        count = len(SCALE_COLLECTIONS)
+        (collection, speed, cfg), number = SCALE_COLLECTIONS[index % count], index // count
+    task, (mean_h, width, tail_share) = shape.task(number % shape.tasks)
     run_id = f"{collection.rsplit('/', 1)[-1]}-{task}-{index:07d}"
     draw = rng.random()
     style = next(name for odds, name in SCALE_STYLES if draw < odds)
@@ -830,8 +841,10 @@ def write_scale(
     shard_runs: int = 10_000,
     fault_rate: float = 0.001,
     shape: ScaleShape = DEFAULT_SHAPE,
+    new_sweep: bool = False,
 ) -> dict:
-    """Write runs first .. first+count-1; returns counts (runs, files, lines, bytes on disk).
+    """Write runs first .. first+count-1 (in SCALE_NEW_SWEEP with new_sweep); returns counts (runs,
+    files, lines, bytes on disk).
 
     per-run: <out>/<collection-slug>/<run_id>.jsonl[.gz]; sharded: <out>/shards/shard-<first run
     index of the shard, 8 digits>.jsonl[.gz], a shard holding the runs of one block of shard_runs
@@ -849,10 +862,10 @@ def write_scale(
         stats["bytes"] += len(data)
 
     if layout == "per-run":
-        for collection, _, _ in SCALE_COLLECTIONS:
+        for collection, _, _ in (SCALE_NEW_SWEEP,) if new_sweep else SCALE_COLLECTIONS:
             (out / slug(collection)).mkdir(parents=True, exist_ok=True)
         for index in range(first, first + count):
-            run = scale_run(seed, index, fault_rate, shape)
+            run = scale_run(seed, index, fault_rate, shape, new_sweep)
             emit(out / slug(run.collection) / f"{run.run_id}.jsonl", run.lines, run.gz)
             stats["runs"] += 1
         return stats
@@ -865,7 +878,7 @@ def write_scale(
         stop = min(end, (block + 1) * shard_runs)
         chunks: list[bytes] = []
         for number in range(index, stop):
-            chunks.extend(scale_run(seed, number, fault_rate, shape).lines)
+            chunks.extend(scale_run(seed, number, fault_rate, shape, new_sweep).lines)
         emit(out / SHARD_DIR / f"shard-{index:08d}.jsonl", chunks, block % SHARD_GZIP_EVERY == SHARD_GZIP_EVERY - 1)
         stats["runs"] += stop - index
         index = stop
@@ -884,7 +897,7 @@ def write_scale_collections(out: Path) -> None:
 
 
 def clean_scale(out: Path) -> None:
-    for sub in [slug(c) for c, _, _ in SCALE_COLLECTIONS] + [SHARD_DIR]:
+    for sub in [slug(c) for c, _, _ in (*SCALE_COLLECTIONS, SCALE_NEW_SWEEP)] + [SHARD_DIR]:
         for pattern in ("*.jsonl", "*.jsonl.gz"):
             for path in (out / sub).glob(pattern):
                 path.unlink()

@@ -6,9 +6,10 @@ from __future__ import annotations
 from scripts.benchmark.formatting import fmt
 from scripts.benchmark.measure import seconds_of
 
-HEADER = ["runs", "lines", "build s", "noop s", "clock s", "floor s", "fair s", "pandas s", "ref.new s", "ref.app s",
-          "render s", "peak MB", "replayed", "checks"]  # fmt: skip
-BUILDS = ("build", "refresh_new_runs", "refresh_appends")  # the size's `runlens build`s that should replay a plan
+HEADER = ["runs", "lines", "build s", "noop s", "clock s", "floor s", "fair s", "pandas s", "ref.new s",
+          "ref.sweep s", "ref.app s", "render s", "peak MB", "replayed", "checks"]  # fmt: skip
+# the size's `runlens build`s that should replay a plan
+BUILDS = ("build", "refresh_new_runs", "refresh_new_sweep", "refresh_appends")
 
 
 def _replayed(entry: dict) -> str:
@@ -39,6 +40,7 @@ def summary(report: dict) -> str:
                 fmt(seconds_of(e.get("fair_floor")), 2),
                 fmt(seconds_of(e.get("pandas"), "process_seconds"), 2),
                 fmt(seconds_of(e.get("refresh_new_runs"))),
+                fmt(seconds_of(e.get("refresh_new_sweep"))),
                 fmt(seconds_of(e.get("refresh_appends"))),
                 fmt(seconds_of(e.get("render_report"))),
                 fmt((e.get("build") or {}).get("peak_rss_mb"), 0),

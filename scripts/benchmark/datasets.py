@@ -99,6 +99,19 @@ def add_new_runs(raw_dir: Path, runs: int, layout: str, settings: LogSettings) -
     return {"runs_added": added, "how": how}
 
 
+def add_new_sweep(raw_dir: Path, first: int, runs: int, layout: str, settings: LogSettings) -> dict:
+    """Write 1% more runs, run indices from `first` on, all in one new collection (a new sweep
+    beside the history, as a researcher adds one): new per-run files in the sweep's own folder, or
+    one new shard file."""
+    added = max(1, round(runs * REFRESH_SHARE))
+    gen.write_scale(
+        raw_dir, settings.seed, first, added, layout, settings.shard_runs, settings.fault_rate, settings.shape,
+        new_sweep=True,
+    )  # fmt: skip
+    how = "new per-run files" if layout == "per-run" else "one new shard file"
+    return {"runs_added": added, "collection": gen.SCALE_NEW_SWEEP[0], "how": f"{how}, one new collection"}
+
+
 def append_events(raw_dir: Path, layout: str, runs: int, settings: LogSettings) -> dict:
     """Append a checkpoint and a later run_end to 1% of the runs. Per-run layout: to those runs' own
     files. Sharded layout: the runs are taken from the first shard (plain text), and the lines are

@@ -24,6 +24,7 @@ from pathlib import Path
 from scripts.benchmark.datasets import (
     LogSettings,
     add_new_runs,
+    add_new_sweep,
     append_events,
     files_on_disk,
     generate_command,
@@ -132,9 +133,12 @@ def measure(
             checked(mode, figures, f"{mode}_check")
 
     if "refresh" not in skip:
-        say("refresh: 1% new runs")
+        say("refresh: 1% new runs, spread over every task")
         added = add_new_runs(raw, runs, layout, settings)
         build("refresh_new_runs").update(added)
+        say("refresh: 1% new runs in one new collection")
+        swept = add_new_sweep(raw, runs + added["runs_added"], runs, layout, settings)
+        build("refresh_new_sweep").update(swept)
         say("refresh: events appended to 1% of the runs")
         appended = append_events(raw, layout, runs, settings)
         build("refresh_appends").update(appended)
