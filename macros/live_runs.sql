@@ -21,3 +21,9 @@
     case when {{ progress }}.event_type = 'run_start' and {{ progress }}.marker_index > 1 then 1 else 0 end,
     {{ progress }}.marker_index desc
 {%- endmacro %}
+
+{#- The dbt vars int_run_eta_replays computes with (def_eta_replays): each row keeps their values
+    (computed_with), and a build with other values replays every collection again (macros/run_groups.sql). -#}
+{% macro eta_replay_vars() -%}
+    {{ return(['eta_calibration_max_runs', 'eta_min_task_peers']) }}
+{%- endmacro %}

@@ -18,12 +18,11 @@ from tests.support.prebuilt import Prebuilds, prebuilt
 
 
 def group_marts() -> list[str]:
-    """The marts incremental by task or collection (their config: runlens.incremental_config('task'
-    or 'collection'), macros/model_config.sql and macros/run_groups.sql)."""
+    """The models incremental by task or collection (their config: runlens.incremental_config('task'
+    or 'collection'), macros/model_config.sql and macros/run_groups.sql): rollups, the stragglers,
+    and the intermediate peer summaries and ETA replays."""
     grains = re.compile(r"\{\{ config\(\*\*runlens\.incremental_config\(\s*'(task|collection)'")
-    return sorted(
-        path.stem for path in (REPO / "models" / "marts").rglob("*.sql") if grains.search(path.read_text("utf-8"))
-    )
+    return sorted(path.stem for path in (REPO / "models").rglob("*.sql") if grains.search(path.read_text("utf-8")))
 
 
 def recomputed_collections(database) -> dict[str, set[str]]:
@@ -93,6 +92,7 @@ class Compared:
     incremental: dict[str, list]
     full: dict[str, list]
     recomputed: dict[str, set[str]]  # recomputed_collections of the incremental build
+    peer_summaries: set[str]  # the collections of int_marker_peer_statistics after it
 
 
 @dataclass(frozen=True)
@@ -131,8 +131,16 @@ def refreshes(builds: Prebuilds) -> Refreshes:
             build(PROJECT, raw, incremental_db)
             result = full.result()
         assert result.returncode == 0, result.stdout[-3000:]
+        with duckdb.connect(str(incremental_db), read_only=True) as connection:
+            summaries = connection.sql("select collection from int_marker_peer_statistics").fetchall()
         steps.append(
-            Compared(group, snapshot(incremental_db), snapshot(full_db), recomputed_collections(incremental_db))
+            Compared(
+                group,
+                snapshot(incremental_db),
+                snapshot(full_db),
+                recomputed_collections(incremental_db),
+                {collection for (collection,) in summaries},
+            )
         )
     return Refreshes(before, after, unchanged_recomputed, steps)
 
@@ -157,7 +165,11 @@ def test_refresh_with_nothing_changed_reads_no_file(refreshes):
 def test_a_refresh_computes_again_only_the_groups_of_the_changed_runs(refreshes):
     """The first step changes only runs of fixture/alpha (a new run, the incomplete run's end, a
     rewritten resume): the marts incremental by task or collection compute alpha's rows again and
-    keep the other collections' rows as the build before wrote them."""
-    assert group_marts()  # the rollups by task and collection, and the stragglers
+    keep the other collections' rows as the build before wrote them. The live runs' peer summaries
+    (int_marker_peer_statistics) are computed again for alpha too, which has none after the step:
+    its one live run ended (the fixture has no other live run)."""
+    assert {"int_marker_peer_statistics", "int_run_eta_replays", "fct_run_stragglers"} <= set(group_marts())
     first = refreshes.steps[0]
-    assert first.recomputed == dict.fromkeys(group_marts(), {"fixture/alpha"}), first.changes
+    expected = dict.fromkeys(group_marts(), {"fixture/alpha"}) | {"int_marker_peer_statistics": set()}
+    assert first.recomputed == expected, first.changes
+    assert not first.peer_summaries

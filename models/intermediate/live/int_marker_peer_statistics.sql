@@ -6,12 +6,20 @@
 -- summaries are those the live runs need: at each live run's last marker (macros/live_runs.sql),
 -- its task's, and its collection's where fewer than eta_min_task_peers runs of the task passed the
 -- marker. fct_run_live_status joins each live run to one of them, so it grows with runs plus peers, never
--- runs x peers. Nothing here depends on the as-of time; like fct_run_live_status, it is computed whole.
+-- runs x peers. Nothing here depends on the as-of time.
+-- Incremental by collection: every summary and the live runs it is for are of one collection, so a
+-- refresh computes again the collections whose runs changed (macros/run_groups.sql) and keeps the
+-- others' summaries; a build with another eta_min_task_peers computes every one.
 -- Grain: one row per peer set (task or collection), collection, task and marker label.
+-- depends_on: {{ ref('int_run_groups') }}
+{{ config(**runlens.incremental_config(
+    'collection', pre_hook="{{ runlens.delete_rows_of_changed_groups(computed_with=['eta_min_task_peers']) }}"
+)) }}
 with
 
 runs as (
     select * from {{ ref('fct_runs') }}
+    where {{ runlens.is_group_to_compute('collection') }}
 ),
 
 progress as (
@@ -180,7 +188,9 @@ final as (
         remaining_p25_seconds,
         remaining_p50_seconds,
         remaining_p75_seconds,
-        next_interval_p95_seconds
+        next_interval_p95_seconds,
+        {{ runlens.build_started_at() }} as computed_at,
+        {{ runlens.string_literal(runlens.settings_text(['eta_min_task_peers'])) }} as computed_with
     from peer_summaries
 )
 

@@ -7,12 +7,20 @@
 -- collection at that marker), so the model grows with completed runs x peers x markers: only each
 -- task's latest var eta_calibration_max_runs completed runs are replayed and serve as peers, which
 -- bounds it per task. Nothing here depends on the as-of time.
+-- Incremental by collection: a replay's peers are runs of its collection, so a refresh computes
+-- again the collections whose runs changed (macros/run_groups.sql) and keeps the others' replays;
+-- a build with other values of the vars it computes with (eta_replay_vars) computes every one.
 -- Grain: one row per completed event-log run and marker label it had time still to run after.
+-- depends_on: {{ ref('int_run_groups') }}
+{{ config(**runlens.incremental_config(
+    'collection', pre_hook="{{ runlens.delete_rows_of_changed_groups(computed_with=runlens.eta_replay_vars()) }}"
+)) }}
 {%- set double = var('runlens_types')[target.type].double %}
 with
 
 runs as (
     select * from {{ ref('fct_runs') }}
+    where {{ runlens.is_group_to_compute('collection') }}
 ),
 
 progress as (
@@ -221,7 +229,9 @@ final as (
                 then (true_remaining_seconds - remaining_seconds) / (remaining_high_seconds - remaining_seconds)
             when true_remaining_seconds < remaining_seconds and remaining_low_seconds < remaining_seconds
                 then (remaining_seconds - true_remaining_seconds) / (remaining_seconds - remaining_low_seconds)
-        end as scale_to_hold
+        end as scale_to_hold,
+        {{ runlens.build_started_at() }} as computed_at,
+        {{ runlens.string_literal(runlens.settings_text(runlens.eta_replay_vars())) }} as computed_with
     from ranged
 )
 
