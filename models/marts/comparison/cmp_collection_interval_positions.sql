@@ -9,47 +9,17 @@ collections as (
     where baseline_collection is not null
 ),
 
-runs as (
-    select * from {{ ref('fct_runs') }}
-    where is_analyzed and collection is not null
-),
-
-intervals as (
-    -- a restart's downtime is no position (def_interval_positions)
-    select * from {{ ref('fct_run_intervals') }}
-    where is_pre_epoch and not is_downtime
-),
-
-run_labels as (
-    -- a position label a run holds twice counts once, with its seconds summed
-    select
-        runs.collection,
-        intervals.run_id,
-        intervals.position_label as label,
-        min(intervals.position_index) as interval_index,
-        sum(intervals.seconds) as seconds
-    from intervals
-    inner join runs on intervals.run_id = runs.run_id
-    group by runs.collection, intervals.run_id, intervals.position_label
+labels as (
+    -- each collection's positions by label, summed once per collection (a label a run holds twice
+    -- counts once, with its seconds summed; a restart's downtime is no position)
+    select * from {{ ref('int_collection_position_labels') }}
 ),
 
 side_runs as (
-    select
+    select distinct
         collection,
-        count(distinct run_id) as runs_with_markers
-    from run_labels
-    group by collection
-),
-
-labels as (
-    select
-        collection,
-        label,
-        count(*) as runs,
-        avg(seconds) as mean_seconds,
-        {{ runlens.median('interval_index') }} as typical_index
-    from run_labels
-    group by collection, label
+        runs_with_markers
+    from labels
 ),
 
 paired as (
