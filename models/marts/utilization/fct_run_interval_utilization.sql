@@ -25,16 +25,27 @@ runs as (
     where {{ runlens.is_run_to_compute('run_id') }}
 ),
 
+samples as (
+    select * from {{ ref('int_utilization_samples') }}
+    where occurrence = 1 and {{ runlens.is_run_to_compute('run_id') }}
+),
+
+sampled_runs as (
+    -- the runs with any accepted sample, GPU or host: the others' intervals have nothing to measure
+    select distinct run_id from samples
+),
+
 active_intervals as (
     -- an interval's active time: from its opening marker to its closing one, less the downtime
-    -- before a restart
+    -- before a restart; only the sampled runs' intervals are laid against their samples
     select
-        run_id,
-        interval_index,
-        started_at,
-        {{ runlens.add_seconds('ended_at', '-down_seconds') }} as active_ended_at,
-        seconds - down_seconds as active_seconds
+        intervals.run_id,
+        intervals.interval_index,
+        intervals.started_at,
+        {{ runlens.add_seconds('intervals.ended_at', '-intervals.down_seconds') }} as active_ended_at,
+        intervals.seconds - intervals.down_seconds as active_seconds
     from intervals
+    inner join sampled_runs on intervals.run_id = sampled_runs.run_id
 ),
 
 {{ runlens.stretch_utilization_ctes('active_intervals', ['interval_index']) }},
@@ -57,12 +68,13 @@ final as (
         end as wall_time_part,
         intervals.started_at,
         intervals.ended_at,
-        stretch_utilization.active_seconds,
+        intervals.seconds - intervals.down_seconds as active_seconds,
         stretch_utilization.gpus,
         stretch_utilization.gpus_source,
-        stretch_utilization.gpu_samples,
-        stretch_utilization.host_samples,
-        stretch_utilization.is_measured,
+        -- a run without samples: none inside, not measured, every figure NULL
+        coalesce(stretch_utilization.gpu_samples, 0) as gpu_samples,
+        coalesce(stretch_utilization.host_samples, 0) as host_samples,
+        coalesce(stretch_utilization.is_measured, false) as is_measured,
         stretch_utilization.sample_coverage,
         stretch_utilization.mean_gpu_utilization_pct,
         stretch_utilization.mean_gpu_memory_used_mib,
@@ -73,7 +85,7 @@ final as (
         stretch_utilization.idle_gpu_hours,
         {{ runlens.build_started_at() }} as computed_at
     from intervals
-    inner join stretch_utilization
+    left join stretch_utilization
         on intervals.run_id = stretch_utilization.run_id
         and intervals.interval_index = stretch_utilization.interval_index
     inner join interval_kinds
