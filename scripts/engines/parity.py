@@ -96,7 +96,8 @@ def _test_name_and_config(test: Any) -> tuple[str, dict]:
 
 def _model_key(model: dict) -> tuple[str, ...]:
     """The mart's key: its unique or primary-key constraint (on the model or a column), else its
-    primary_key, unique_combination or unique test, or the key of its table_rules test."""
+    primary_key, unique_combination or unique test, the key of its table_rules test, or the key its
+    config's meta names (a mart whose key is checked on the table it projects: `meta: {key: [...]}`)."""
     for constraint in model.get("constraints") or []:
         if constraint.get("type") in ("unique", "primary_key"):
             return tuple(column.lower() for column in constraint["columns"])
@@ -113,6 +114,9 @@ def _model_key(model: dict) -> tuple[str, ...]:
     for column in model.get("columns") or []:
         if any(_test_name_and_config(test)[0] == "unique" for test in _tests(column)):
             return (column["name"].lower(),)
+    declared = ((model.get("config") or {}).get("meta") or {}).get("key")
+    if declared:
+        return tuple(column.lower() for column in declared)
     raise ValueError(f"mart {model['name']} has no unique constraint or test: no key")
 
 
