@@ -5,9 +5,10 @@
 -- one event; the first by file path and line number is occurrence 1, the accepted one
 -- (input_contract.md, "Where every line ends up"). A line without a rank is rank 0's ("Ranks"):
 -- the same marker from two ranks is two events.
--- Almost every event has one line, so the events with copies are found first (a hash
--- aggregate that keeps only them: few rows), the lines are matched against those few, and only
--- their lines are numbered by a window (a sort).
+-- Almost every event has one line, so the events with copies are found first, over the lines'
+-- keys alone (a hash aggregate that keeps only them: few rows), only their lines are numbered by a
+-- window (a sort of those few), and every line is then read once, with what it carries, and
+-- joined to those numbers (a line with no copy is occurrence 1).
 -- Incremental by run (macros/run_versions.sql). Grain: one row per valid line.
 {%- set event_key = ['run_id', 'rank', 'event_type', 'event_at', 'step', 'epoch'] %}
 {%- set line_columns = [
@@ -17,6 +18,61 @@
     'is_approximate', 'approximation'
 ] %}
 with
+
+log_lines as (
+    select * from {{ ref('stg_log_lines') }}
+    where
+        run_id is not null and not is_other_event and event_type != 'sample'
+        and {{ runlens.is_run_to_compute('run_id') }}
+),
+
+event_keys as (
+    -- only what finds the copies: the event's key and the line
+    select
+        file_path,
+        line_number,
+        run_id,
+        coalesce(rank, 0) as rank,
+        event_type,
+        event_at,
+        step,
+        epoch
+    from log_lines
+),
+
+copied_events as (
+    select
+        {{ event_key | join(', ') }},
+        count(*) as copies
+    from event_keys
+    group by {{ event_key | join(', ') }}
+    having count(*) > 1
+),
+
+copied_occurrences as (
+    -- the copies' lines numbered by a window (a sort of those few lines alone)
+    select
+        event_keys.file_path,
+        event_keys.line_number,
+        cast(row_number() over same_event as {{ dbt.type_bigint() }}) as occurrence,
+        first_value(
+            event_keys.file_path || ':' || cast(event_keys.line_number as {{ dbt.type_string() }})
+        ) over same_event as first_event_id
+    from event_keys
+    inner join copied_events
+        on event_keys.run_id = copied_events.run_id
+        and event_keys.rank = copied_events.rank
+        and event_keys.event_type = copied_events.event_type
+        and event_keys.event_at = copied_events.event_at
+        and event_keys.step is not distinct from copied_events.step
+        and event_keys.epoch is not distinct from copied_events.epoch
+    window same_event as (
+        partition by
+            event_keys.run_id, event_keys.rank, event_keys.event_type, event_keys.event_at, event_keys.step,
+            event_keys.epoch
+        order by event_keys.file_path asc, event_keys.line_number asc
+    )
+),
 
 valid_lines as (
     select
@@ -43,67 +99,21 @@ valid_lines as (
         source_path,
         is_approximate,
         approximation
-    from {{ ref('stg_log_lines') }}
-    where
-        run_id is not null and not is_other_event and event_type != 'sample'
-        and {{ runlens.is_run_to_compute('run_id') }}
-),
-
-copied_events as (
-    select
-        {{ event_key | join(', ') }},
-        count(*) as copies
-    from valid_lines
-    group by {{ event_key | join(', ') }}
-    having count(*) > 1
-),
-
-counted as (
-    select
-        valid_lines.*,
-        coalesce(copied_events.copies, 1) as copies
-    from valid_lines
-    left join copied_events
-        on valid_lines.run_id = copied_events.run_id
-        and valid_lines.rank = copied_events.rank
-        and valid_lines.event_type = copied_events.event_type
-        and valid_lines.event_at = copied_events.event_at
-        and valid_lines.step is not distinct from copied_events.step
-        and valid_lines.epoch is not distinct from copied_events.epoch
-),
-
-single_lines as (
-    select
-        {{ line_columns | join(', ') }},
-        cast(1 as {{ dbt.type_bigint() }}) as occurrence,
-        event_id as first_event_id
-    from counted
-    where copies = 1
-),
-
-copied_lines as (
-    select
-        {{ line_columns | join(', ') }},
-        cast(row_number() over same_event as {{ dbt.type_bigint() }}) as occurrence,
-        first_value(event_id) over same_event as first_event_id
-    from counted
-    where copies > 1
-    window same_event as (
-        partition by {{ event_key | join(', ') }}
-        order by file_path asc, line_number asc
-    )
+    from log_lines
 ),
 
 final as (
+    -- every line in one pass: a line with no copy is its event's occurrence 1
     select
-        *,
+        {% for column in line_columns %}valid_lines.{{ column }},
+        {% endfor -%}
+        coalesce(copied_occurrences.occurrence, cast(1 as {{ dbt.type_bigint() }})) as occurrence,
+        coalesce(copied_occurrences.first_event_id, valid_lines.event_id) as first_event_id,
         {{ runlens.build_started_at() }} as computed_at
-    from single_lines
-    union all
-    select
-        *,
-        {{ runlens.build_started_at() }} as computed_at
-    from copied_lines
+    from valid_lines
+    left join copied_occurrences
+        on valid_lines.file_path = copied_occurrences.file_path
+        and valid_lines.line_number = copied_occurrences.line_number
 )
 
 select * from final
