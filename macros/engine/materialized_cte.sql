@@ -12,3 +12,21 @@
 
 {% macro postgres__materialized_cte() -%}
     materialized {% endmacro %}
+
+{#- Written between `name as` and the opening bracket of an import CTE that later CTEs read more than
+    once (`markers as {{ runlens.streamed_cte() }} (`). DuckDB materializes a CTE referenced more
+    than once: for an import CTE (a table's rows, filtered) that copies the table before anything
+    is done with it, which under the memory limit spills. `not materialized` has each reader scan
+    the table itself. Over the 200k benchmark's database with a fifth of the memory limit (as the
+    1M build has it), int_run_intervals took 2.9-3.0 s against 4.2-4.4 s, int_run_sessions
+    0.8 s against 1.2-1.4 s (docs/performance.md). PostgreSQL (whose default is kept) and Spark
+    get nothing. -#}
+{% macro streamed_cte() -%}
+    {{ return(adapter.dispatch('streamed_cte', 'runlens')()) }}
+{%- endmacro %}
+
+{% macro default__streamed_cte() -%}
+{%- endmacro %}
+
+{% macro duckdb__streamed_cte() -%}
+    not materialized {% endmacro %}

@@ -19,7 +19,7 @@
 ] %}
 with
 
-log_lines as (
+log_lines as {{ runlens.streamed_cte() }} (
     select * from {{ ref('stg_log_lines') }}
     where
         run_id is not null and not is_other_event and event_type != 'sample'

@@ -9,7 +9,7 @@
 -- Grain: one row per run and interval_index.
 with
 
-markers as (
+markers as {{ runlens.streamed_cte() }} (
     select * from {{ ref('int_run_markers') }}
     where {{ runlens.is_run_to_compute('run_id') }}
 ),

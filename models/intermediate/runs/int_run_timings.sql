@@ -4,12 +4,12 @@
 -- def_longest_interval). Grain: one row per run with at least one marker.
 with
 
-markers as (
+markers as {{ runlens.streamed_cte() }} (
     select * from {{ ref('int_run_markers') }}
     where {{ runlens.is_run_to_compute('run_id') }}
 ),
 
-intervals as (
+intervals as {{ runlens.streamed_cte() }} (
     select * from {{ ref('int_run_intervals') }}
     where {{ runlens.is_run_to_compute('run_id') }}
 ),
