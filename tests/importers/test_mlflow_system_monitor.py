@@ -272,7 +272,7 @@ class IntervalFigures:
     gpu_samples: int
     host_samples: int
     is_measured: bool
-    sample_coverage: float
+    sample_coverage: float | None
     mean_gpu: float | None
     mean_memory_mib: float | None
     mean_power: float | None
@@ -297,7 +297,8 @@ def interval_figures(expected: Expected, a: float, b: float, gpus: int) -> Inter
         gpu_samples=sum(a <= at < b for at, device in expected.lines if device is not None),
         host_samples=sum(a <= at < b for at, device in expected.lines if device is None),
         is_measured=is_measured,
-        sample_coverage=min(1.0, gpu_seconds / ((b - a) * gpus)),
+        # an interval of no length (its two markers in the same millisecond) covers nothing: NULL
+        sample_coverage=min(1.0, gpu_seconds / ((b - a) * gpus)) if b > a else None,
         mean_gpu=mean_gpu,
         mean_memory_mib=mean("gpu_memory_used") if is_measured else None,
         mean_power=mean("gpu_power") if is_measured else None,
