@@ -17,9 +17,19 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from runlens.raw_logs.raw_tables import TABLES, raw_schema
-from runlens.refresh.dbt_session import DbtSession, Invocation, NodeResult, environment, project_state
-from runlens.refresh.plan import PlanStore, Recorder, database_state, digest, environment_values, plan_inputs
+from runlens.refresh.dbt_session import DbtSession, Invocation, NodeResult, environment, project_content
+from runlens.refresh.plan import (
+    PROJECT_PLACEHOLDER,
+    PlanStore,
+    Recorder,
+    database_state,
+    digest,
+    environment_values,
+    plan_inputs,
+    portable,
+)
 from runlens.refresh.plan_runner import TARGET_SCHEMA
+from runlens.refresh.project import cache_root
 
 PLANS_VARIABLE = "RUNLENS_PLANS"
 # A plan refresh appends each changed table's new rows as a row group of their own; DuckDB's
@@ -31,6 +41,21 @@ VACUUM_EVERY = 10
 
 def plans_enabled() -> bool:
     return os.environ.get(PLANS_VARIABLE, "on").strip().lower() not in ("off", "0", "false", "no")
+
+
+def plan_store() -> PlanStore:
+    """The plans of every project and location this cache root serves (project.py, cache_root):
+    keyed by the project's content, a plan recorded in one copy of the project serves every copy."""
+    return PlanStore(cache_root() / "plans")
+
+
+def build_inputs(project: Path, args: Sequence[str]) -> dict:
+    """What a build is compiled from (plan.plan_inputs); a project whose folder cannot stand in a
+    plan's statements by its text (plan.portable) keys its plans by its folder too."""
+    inputs = plan_inputs(project_content(project), list(args))
+    if not portable(project):
+        inputs["location"] = str(project)
+    return inputs
 
 
 def replayed_invocation(args: list[str], run) -> Invocation:
@@ -113,7 +138,7 @@ def up_to_date(session: DbtSession, raw: Path, database: Path, args: Sequence[st
     from runlens.raw_logs.duckdb_reader import folder_unchanged
 
     schema = raw_schema(TARGET_SCHEMA)
-    inputs = plan_inputs(project_state(session.project), list(args))
+    inputs = build_inputs(session.project, args)
     try:
         with duckdb.connect(":memory:") as connection:
             connection.execute(f"attach '{database}' as runlens (read_only)")
@@ -138,14 +163,15 @@ def build(
         return session.invoke(args, env=env)
     from runlens.refresh import plan_runner
 
-    store = PlanStore(session.work / "plans")
-    inputs = plan_inputs(project_state(session.project), args)
+    inputs = build_inputs(session.project, args)
     with environment({**env, "RUNLENS_DB": str(database)}):
+        store = plan_store()  # the cache root of the build's environment
         connection = plan_runner.connect(session.project)
         try:
             state = database_state(connection)
             plan = store.find(inputs, state)
             if plan is not None:
+                plan = plan.in_project(session.project)
                 full = "--full-refresh" in args
                 clock_only = not full and only_the_clock_moved(connection, raw, inputs)
                 refreshes = refreshes_since_vacuum(connection)
@@ -170,7 +196,7 @@ def build(
     if invocation.success and session.manifest is not None:
         plan = recorder.plan(inputs, state, session.manifest)
         if plan is not None:
-            store.save(plan)
+            store.save(plan.moved(f"{session.project}/", f"{PROJECT_PLACEHOLDER}/"))
         with environment({"RUNLENS_DB": str(database)}):
             connection = plan_runner.connect(session.project)
             try:

@@ -7,6 +7,7 @@ holds one session per project: docs/internals.md, "The dbt session".
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 import sys
@@ -106,6 +107,24 @@ def project_state(project: Path) -> tuple:
                     stat = os.stat(os.path.join(root, file_name))
                     state.append((os.path.join(root, file_name), stat.st_size, stat.st_mtime_ns))
     return tuple(state)
+
+
+# each file's digest by its path, size and modification time: a process hashes a file again only
+# when it changed
+_FILE_DIGESTS: dict[tuple, str] = {}
+
+
+def project_content(project: Path) -> tuple:
+    """Each input file of the project by its path inside the project and a digest of its content:
+    the same for every copy of the same project, wherever it is (plan.py keys plans by it)."""
+    content = []
+    for path, size, modified in project_state(project):
+        full = project / path
+        key = (str(full), size, modified)
+        if key not in _FILE_DIGESTS:
+            _FILE_DIGESTS[key] = hashlib.sha256(full.read_bytes()).hexdigest()
+        content.append((Path(os.path.relpath(full, project)).as_posix(), _FILE_DIGESTS[key]))
+    return tuple(content)
 
 
 @contextmanager

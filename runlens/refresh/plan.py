@@ -16,7 +16,13 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-PLAN_FORMAT = 2
+PLAN_FORMAT = 3
+# what stands for the project's folder in a plan's statements (dbt writes it into the seeds' loads):
+# a plan recorded in one copy of the project runs in any other copy of the same content
+PROJECT_PLACEHOLDER = "@@runlens_project_dir@@"
+# characters SQL escapes in a literal: a project folder without them is written into a statement
+# as it is, so every place it appears is found by its text
+ESCAPED_IN_SQL = frozenset("'\"\\")
 # the statements a runner manages itself: each node runs in a transaction of its own
 TRANSACTION = re.compile(r"^\s*(begin|commit|rollback)\s*;?\s*$", re.IGNORECASE)
 # dbt's comment before each statement it sends
@@ -65,6 +71,21 @@ class Plan:
     prologue: list[str] = field(default_factory=list)  # dbt's statements before its first node
     nodes: list[PlanNode] = field(default_factory=list)
 
+    def in_project(self, project: Path) -> Plan:
+        """The plan with its statements pointing at project's folder (see PROJECT_PLACEHOLDER)."""
+        return self.moved(PROJECT_PLACEHOLDER, str(project))
+
+    def moved(self, old: str, new: str) -> Plan:
+        def move(statements: list[str]) -> list[str]:
+            return [sql.replace(old, new) for sql in statements]
+
+        return Plan(
+            self.inputs,
+            self.database_state,
+            move(self.prologue),
+            [PlanNode(node.unique_id, move(node.statements), node.severity, node.follows_clock) for node in self.nodes],
+        )
+
     def to_json(self) -> str:
         return json.dumps({"format": PLAN_FORMAT, **asdict(self)})
 
@@ -87,9 +108,16 @@ def versions() -> dict[str, str]:
     return {package: version(package) for package in ("dbt-core", "dbt-duckdb", "duckdb")}
 
 
-def plan_inputs(project_state: tuple, args: Sequence[str]) -> dict:
-    """What a plan is compiled from, but the environment variables dbt read (known once parsed)."""
-    return {"project": digest(project_state), "args": list(args), "versions": versions()}
+def plan_inputs(project_content: tuple, args: Sequence[str]) -> dict:
+    """What a plan is compiled from, but the environment variables dbt read (known once parsed):
+    the project's files by content (dbt_session.project_content, wherever the project is), the
+    command line and the versions of dbt and DuckDB."""
+    return {"project": digest(project_content), "args": list(args), "versions": versions()}
+
+
+def portable(project: Path) -> bool:
+    """Whether plans recorded in project can serve another copy of it (PORTABLE_PATH)."""
+    return not ESCAPED_IN_SQL.intersection(str(project))
 
 
 def environment_values(names) -> dict[str, str | None]:

@@ -6,7 +6,8 @@ repository root, beside the package. `RUNLENS_PROJECT_DIR` names another copy of
 run instead (one with its own models, say). dbt writes its parse state, compiled SQL and log (target/,
 logs/) into a cache folder of the user's, never into the package (site-packages may be read-only,
 and is shared by every user of it): `$RUNLENS_CACHE_DIR`, else `$XDG_CACHE_HOME/runlens`, else
-`~/.cache/runlens`, one folder per project location and version.
+`~/.cache/runlens`, one folder per project location and version; dbt's recorded plans, keyed by
+the project's content, sit beside them in `plans/` (docs/internals.md, "Plans").
 """
 
 from __future__ import annotations

@@ -59,9 +59,9 @@ class Installation:
         }
 
     def plans(self) -> int:
-        """How many plans the cache folder holds (<cache>/<version>-<project>/plans/*.json): one
-        more after a command means dbt ran and recorded one."""
-        return sum(1 for _ in self.cache.glob("*/plans/*.json"))
+        """How many plans the cache folder holds (<cache>/plans/*.json): one more after a command
+        means dbt ran and recorded one."""
+        return sum(1 for _ in self.cache.glob("plans/*.json"))
 
 
 def installation(folder: Path) -> Installation:

@@ -28,8 +28,8 @@ import pytest
 
 from runlens.raw_logs.as_of import SAMPLE_AS_OF
 from runlens.refresh.dbt_build import VACUUM_EVERY
-from runlens.refresh.dbt_session import project_state
-from runlens.refresh.plan import Plan, PlanStore, plan_inputs
+from runlens.refresh.dbt_session import project_content
+from runlens.refresh.plan import PROJECT_PLACEHOLDER, Plan, PlanStore, plan_inputs
 from tests.support.mart_snapshots import bump_mtime, snapshot
 from tests.support.pipeline import (
     DATABASE,
@@ -195,20 +195,42 @@ def test_an_edited_project_finds_no_plan(plans_recorded, tmp_path):
     recorded for the first do not serve the second."""
     project = copy_project(tmp_path / "project")
     store = PlanStore(tmp_path / "plans")
-    inputs = plan_inputs(project_state(project), REFRESH)
+    inputs = plan_inputs(project_content(project), REFRESH)
     store.save(Plan({**inputs, "env": {}}, "state"))
     assert store.find(inputs, "state") is not None
     model = project / "models" / "marts" / "runs" / "fct_runs.sql"
     model.write_text(model.read_text() + "\n")
-    assert store.find(plan_inputs(project_state(project), REFRESH), "state") is None
+    assert store.find(plan_inputs(project_content(project), REFRESH), "state") is None
     assert store.find(inputs, "another state") is None
+
+
+def test_a_copy_of_the_project_elsewhere_runs_the_plans_another_copy_recorded(built, plans_recorded, tmp_path):
+    """Plans are keyed by the project's content, not by where it is or when its files were
+    written: a copy of the project in another folder, its files' times changed, runs the plans the
+    checkout recorded, whose statements name the project's folder by a placeholder (the seeds'
+    loads), and gives the same marts."""
+    raw, database = built
+    saved = [path.read_text(encoding="utf-8") for path in plans_recorded.glob("plans/*.json")]
+    assert saved and all(str(REPO) not in text for text in saved)
+    assert any(f"{PROJECT_PLACEHOLDER}/seeds/" in text for text in saved)
+    project = copy_project(tmp_path / "elsewhere" / "project")
+    for model in (project / "models").rglob("*.sql"):
+        os.utime(model, (1_000_000_000, 1_000_000_000))
+    copy = copy_database(database, tmp_path / "copy")
+    (raw / "one-more.jsonl").write_text(
+        (raw / "alpha" / "plain.jsonl").read_text().replace('"run_id": "', '"run_id": "x-')
+    )
+    timings = runlens_build(raw, copy, plans_recorded, env={"RUNLENS_PROJECT_DIR": str(project)})
+    assert timings["replayed"] == [True]
+    assert runlens_build(raw, database, plans_recorded)["replayed"] == [True]
+    assert snapshot(copy) == snapshot(database)
 
 
 def tampered_cache(plans_recorded: Path, folder: Path) -> Path:
     """A copy of the session's cache whose plans' data test of stg_collections finds a failing row."""
     cache = folder / "cache"
     shutil.copytree(plans_recorded, cache)
-    for path in cache.glob("*/plans/*.json"):
+    for path in cache.glob("plans/*.json"):
         plan = json.loads(path.read_text(encoding="utf-8"))
         for node in plan["nodes"]:
             if node["unique_id"].startswith("test.runlens.runlens_primary_key_stg_collections"):

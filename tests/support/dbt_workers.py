@@ -10,7 +10,8 @@ the build it ran and is replaced.
 
 A Job marked `planned` is a build as `runlens build` runs it (runlens.refresh.dbt_build): the plan dbt
 recorded for the same situation, run again in one DuckDB connection, else dbt recording one in
-the project copy's plans/ folder. The tests that need only the marts build that way; dbt's own
+the session's cache root (keyed by the project's content: every copy of a kind shares them). The
+tests that need only the marts build that way; dbt's own
 node-by-node build keeps its tests (tests/pipeline/test_plans.py builds every fixture both ways).
 """
 
