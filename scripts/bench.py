@@ -211,6 +211,15 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         "the host, built with and without their samples, against the floor of the samples; about 13,000 lines "
         "(6 MB) a run",
     )
+    parser.add_argument(
+        "--with-layouts",
+        nargs="?",
+        const="100000,200000",
+        default=None,
+        metavar="PER_RUN,FILES_OF_100",
+        help="also build the layouts of users' folders: PER_RUN runs written one file per run and FILES_OF_100 runs "
+        "in files of 100 runs (default 100000,200000), each against the floors and the pandas script",
+    )
     parser.add_argument("--keep", action="store_true", help="keep the generated logs and databases")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--shard-runs", type=int, default=10_000)
@@ -223,8 +232,12 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     if args.repeats < 1:
         parser.error("--repeats needs at least 1")
     sizes = sorted({int(s) for s in args.sizes.split(",") if s.strip()} | ({ONE_MILLION} if args.with_1m else set()))
-    if (not sizes and args.with_utilization is None and not args.with_traces) or (sizes and min(sizes) < 1):
-        parser.error("--sizes needs positive run counts (it may be empty with --with-utilization or --with-traces)")
+    alone = args.with_utilization is not None or args.with_traces or args.with_layouts is not None
+    if (not sizes and not alone) or (sizes and min(sizes) < 1):
+        parser.error(
+            "--sizes needs positive run counts (it may be empty with --with-utilization, --with-traces or "
+            "--with-layouts)"
+        )
     args.size_list = sizes
     args.watch_list = sorted({int(s) for s in args.watch_runs.split(",") if s.strip()})
     if args.watch_list and min(args.watch_list) < 1:
@@ -235,6 +248,14 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         parser.error(f"unknown --engines: {', '.join(sorted(unknown))}")
     if args.with_utilization is not None and args.with_utilization < 1:
         parser.error("--with-utilization needs a positive run count")
+    args.layout_runs = {}
+    if args.with_layouts is not None:
+        from scripts.benchmark.layouts import LAYOUTS
+
+        counts = [s.strip() for s in args.with_layouts.split(",")]
+        if len(counts) != len(LAYOUTS) or not all(c.isdigit() and int(c) > 0 for c in counts):
+            parser.error("--with-layouts needs two positive run counts: PER_RUN,FILES_OF_100")
+        args.layout_runs = {layout.name: int(c) for layout, c in zip(LAYOUTS, counts, strict=True)}
     args.spark_runs_list = sorted({int(s) for s in args.spark_runs.split(",") if s.strip()})
     if args.spark_runs_list and min(args.spark_runs_list) < 1:
         parser.error("--spark-runs needs positive run counts")

@@ -28,10 +28,10 @@ def _checks(entry: dict) -> str:
 
 def summary(report: dict) -> str:
     rows = [HEADER]
-    for e in report["sizes"]:
+    for e in [*report["sizes"], *(report.get("layouts") or [])]:
         rows.append(
             [
-                fmt(e["runs"]),
+                fmt(e["runs"]) + (f" ({e['title']})" if e.get("title") else ""),
                 fmt(e.get("lines_read")),
                 fmt(seconds_of(e.get("build"))),
                 fmt(seconds_of(e.get("build_noop"))),

@@ -30,8 +30,8 @@ def write_results(report: dict, folder: Path) -> None:
 
 def render(report: dict) -> str:
     sections = (
-        _header, _targets, _fixed_cost, _watch_refresh, _make_sample, _test_suite, _sizes, _where_time_goes,
-        _utilization, _traces, _engines,
+        _header, _targets, _fixed_cost, _watch_refresh, _make_sample, _test_suite, _sizes, _layouts,
+        _where_time_goes, _utilization, _traces, _engines,
     )  # fmt: skip
     lines = [line for section in sections for line in section(report)]
     return "\n".join([*lines, *_method(report)])
@@ -368,6 +368,29 @@ def _sizes(report: dict) -> list[str]:
     for entry in report["sizes"]:
         lines += [f"### {entry['runs']:,} runs", "", "| | |", "|---|---|"]
         lines += [f"| {name} | {value} |" for name, value in size_rows(entry)]
+        if entry.get("failures"):
+            lines += ["", f"Failed steps or checks: {', '.join(entry['failures'])}."]
+        lines.append("")
+    return lines
+
+
+def _layouts(report: dict) -> list[str]:
+    """The layouts of users' folders (--with-layouts): the rows of a size that they measure."""
+    entries = report.get("layouts") or []
+    if not entries:
+        return []
+    lines = [
+        "## Figures per layout (`--with-layouts`)",
+        "",
+        "The layouts of users' folders beside the sharded sizes: runs written one file per run (the writer's and "
+        "the trackers' layout) and runs in files of 100 runs. Each measures the full build into a fresh database "
+        "and the floors and the pandas script over the same files (no refresh, nothing-changed build or pages).",
+        "",
+    ]
+    for entry in entries:
+        lines += [f"### {entry['runs']:,} runs, {entry['title']}", "", "| | |", "|---|---|"]
+        # the rows of the steps a layout leaves out have no figure
+        lines += [f"| {name} | {value} |" for name, value in size_rows(entry) if value not in ("skipped", "–")]
         if entry.get("failures"):
             lines += ["", f"Failed steps or checks: {', '.join(entry['failures'])}."]
         lines.append("")

@@ -66,13 +66,19 @@ def measure(
     skip: set[str],
     fixed_cost_seconds: float | None,
     keep: bool = False,
+    layout: str | None = None,
+    name: str | None = None,
 ) -> dict:
-    """Every step at `runs` runs under work/runs_<runs>; returns the size's figures, with the names
-    of failed steps and disagreeing checks in "failures"."""
-    layout = layout_for(runs)
-    size_dir = fresh_folder(work / f"runs_{runs}")
+    """Every step at `runs` runs under work/runs_<runs> (work/<name> for a layout step: layouts.py);
+    returns the size's figures, with the names of failed steps and disagreeing checks in
+    "failures". layout: the generator's (per-run, sharded with settings.shard_runs runs a file);
+    by default the size's own (layout_for)."""
+    layout = layout or layout_for(runs)
+    size_dir = fresh_folder(work / (name or f"runs_{runs}"))
     raw, database = size_dir / "raw", size_dir / "runlens.duckdb"
     entry: dict = {"runs": runs, "layout": layout, "shard_runs": settings.shard_runs if layout == "sharded" else None}
+    if name:
+        entry["name"] = name
     failures: list[str] = []
 
     def step(name: str, figures: dict) -> dict:
@@ -92,7 +98,7 @@ def measure(
             failures.append(check_name)
 
     def say(text: str) -> None:
-        print(f"[{runs} runs] {text}", flush=True)
+        print(f"[{runs} runs{', ' + name if name else ''}] {text}", flush=True)
 
     entry["load_average_before"] = [round(x, 2) for x in os.getloadavg()]
     say(f"generating ({layout})")

@@ -16,6 +16,7 @@ from pathlib import Path
 from scripts.benchmark import (
     fixed_cost,
     fresh_clone_tests,
+    layouts,
     make_sample,
     one_size,
     other_engines,
@@ -50,6 +51,11 @@ def failures_of(report: dict) -> list[str]:
         failed.append("recording the plans")
     failed += [f"watch over {w['runs']} runs" for w in report.get("watch_refreshes") or [] if _step_failed(w)]
     failed += [f"{entry['runs']}: {', '.join(entry['failures'])}" for entry in report["sizes"] if entry.get("failures")]
+    failed += [
+        f"{entry['runs']} ({entry['title']}): {', '.join(entry['failures'])}"
+        for entry in report.get("layouts") or []
+        if entry.get("failures")
+    ]
     traces = report.get("traces") or {}
     steps = ("without_traces", "with_traces", "floor")
     failed += [f"traces: {name}" for name in steps if _step_failed(traces.get(name))]
@@ -93,6 +99,7 @@ def run(args: argparse.Namespace, argv: list[str]) -> int:
             "as_of": BENCH_AS_OF,
             "spark_runs": args.spark_runs_list,
             "utilization_runs": args.with_utilization,
+            "layout_runs": args.layout_runs,
         },
         "sizes": [],
     }
@@ -113,7 +120,13 @@ def run(args: argparse.Namespace, argv: list[str]) -> int:
             meter, work / "fixed_cost", install, settings, args.repeats, args.keep, "plain_dbt" not in args.skip
         )
         save()
-    elif args.size_list or args.with_utilization or args.with_traces or ("watch" not in args.skip and args.watch_list):
+    elif (
+        args.size_list
+        or args.layout_runs
+        or args.with_utilization
+        or args.with_traces
+        or ("watch" not in args.skip and args.watch_list)
+    ):
         print(f"[plans] recording the plans over {runs} runs (the fixed cost step is skipped)", flush=True)
         report["plans"] = fixed_cost.record_plans(meter, work / "plans", install, settings)
         save()
@@ -136,6 +149,11 @@ def run(args: argparse.Namespace, argv: list[str]) -> int:
     for runs in args.size_list:
         entry = one_size.measure(runs, meter, work, install, settings, args.skip, fixed_seconds, args.keep)
         report["sizes"].append(entry)
+        save()
+    if args.layout_runs:
+        report["layouts"] = layouts.measure(
+            args.layout_runs, meter, work, install, settings, args.skip, fixed_seconds, args.keep
+        )
         save()
     if args.with_traces:
         report["traces"] = trace_builds.measure(

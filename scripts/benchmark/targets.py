@@ -1,7 +1,7 @@
-"""The ratios of each size, and issue 29's targets and issue 45's utilization target as rows of
-figure, threshold and verdict (met, missed, not run, or failed when the step that gives the figure
-failed). A missed target is a finding, not an error: only failed steps and disagreeing checks fail
-the bench."""
+"""The ratios of each size, and the targets (issue 29's, issue 45's utilization, the layouts of
+users' folders) as rows of figure, threshold and verdict (met, missed, not run, or failed when the
+step that gives the figure failed). A missed target is a finding, not an error: only failed steps
+and disagreeing checks fail the bench."""
 
 from __future__ import annotations
 
@@ -41,6 +41,11 @@ TRACES_MAX_MULTIPLE = 2.0  # what the traces add to the build, at most this mult
 # same refresh without samples plus that run's share (the samples' added build time / the runs)
 UTILIZATION_RUNS = 1_000
 UTILIZATION_MAX_RATIO = 2.0
+# the layouts of users' folders (--with-layouts, benchmark/layouts.py), each judged at the runs the
+# layout names: (full build - fixed cost) at most this multiple of the fair floor over the same
+# files, and the full build faster than the pandas script (pandas process / build above 1)
+LAYOUT_FAIR_FLOOR_MAX_RATIO = 2.0
+LAYOUT_PANDAS_MIN_RATIO = 1.0
 
 
 def ratios(entry: dict, fixed_cost_seconds: float | None) -> dict:
@@ -220,6 +225,41 @@ def utilization_rows(entry: dict | None) -> list[dict]:
     ]  # fmt: skip
 
 
+def layout_rows(entries: list[dict] | None) -> list[dict]:
+    """Two rows a layout of benchmark/layouts.py: judged at the runs it names (another count, as in
+    the smoke test, gives "not run")."""
+    from scripts.benchmark.layouts import LAYOUTS
+
+    by_name = {entry.get("name"): entry for entry in entries or []}
+    rows = []
+    for layout in LAYOUTS:
+        entry = by_name.get(layout.name)
+        entry = entry if entry and entry.get("runs") == layout.runs else None
+        ratio = (entry or {}).get("ratios", {})
+        size = f"{layout.runs:,} runs, {layout.title}"
+
+        def failed(*steps: str, entry=entry) -> bool:
+            return entry is not None and any(_failed(entry.get(step)) for step in steps)
+
+        over_floor = ratio.get("build_minus_fixed_over_fair_floor")
+        rows.append(
+            _row(
+                "(full build - fixed cost) / fair floor over the same files",
+                size, over_floor, f"<= {LAYOUT_FAIR_FLOOR_MAX_RATIO:g}x",
+                over_floor is not None and over_floor <= LAYOUT_FAIR_FLOOR_MAX_RATIO, failed("build", "fair_floor"),
+            )
+        )  # fmt: skip
+        pandas = ratio.get("pandas_over_build")
+        rows.append(
+            _row(
+                "faster than the pandas script (pandas process / full build)",
+                size, pandas, f"> {LAYOUT_PANDAS_MIN_RATIO:g}x",
+                pandas is not None and pandas > LAYOUT_PANDAS_MIN_RATIO, failed("build", "pandas"),
+            )
+        )  # fmt: skip
+    return rows
+
+
 def _row(target: str, size, figure: float | None, threshold: str, met: bool, failed: bool) -> dict:
     """met: whether the figure meets the threshold (read only when there is a figure)."""
     if failed:
@@ -280,6 +320,7 @@ def targets(report: dict) -> list[dict]:
             failed = entry is not None and any(_failed(entry.get(step)) for step in target.steps)
             met = figure is not None and target.meets(size, figure)
             rows.append(_row(target.name, size, figure, target.threshold(size), met, failed))
+    rows += layout_rows(report.get("layouts"))
     rows += spark_rows(report.get("engines"))
     traces = report.get("traces")
     if traces:

@@ -96,7 +96,7 @@ def bench_run(builds: Prebuilds):
     # three times
     command = [sys.executable, str(BENCH), "--sizes", "200", "--out-dir", str(out), "--no-docs", "--repeats", "2"]
     command += ["--watch-runs", "3", "--with-traces", "--trace-runs", "2", "--trace-events", "1000"]
-    command += ["--with-utilization", "2"]
+    command += ["--with-utilization", "2", "--with-layouts", "20,150"]
     result = subprocess.run(
         [*command, "--skip", "plain_dbt,make_sample"],
         capture_output=True,
@@ -151,6 +151,27 @@ def test_bench_runs_end_to_end_and_its_readings_agree(bench_run):
         assert [c["collection"] for c in check["collections"]] == [c for c, _, _ in gen.SCALE_COLLECTIONS]
         assert all(c["agrees"] for c in check["collections"])
 
+    # the layouts of users' folders: 20 runs one file per run, 150 runs in files of 100 (2 files)
+    one_per_run, files_of_100 = report["layouts"]
+    assert (one_per_run["name"], one_per_run["runs"], one_per_run["layout"]) == ("one_file_per_run", 20, "per-run")
+    assert (files_of_100["name"], files_of_100["runs"], files_of_100["layout"]) == ("files_of_100", 150, "sharded")
+    assert files_of_100["shard_runs"] == 100 and files_of_100["files"] == 2 and one_per_run["files"] == 20
+    for layout in (one_per_run, files_of_100):
+        assert layout["failures"] == [] and layout["build"]["replayed"] == [True]
+        assert layout["runs_in_marts"] == layout["runs"]
+        assert not {"build_noop", "render_report", "refresh_new_sweep"} & layout.keys()
+        for reader in ("floor", "pandas", *(["fair_floor"] if "check" in layout["fair_floor"] else [])):
+            assert layout[reader]["check"]["ok"] and layout[reader]["check"]["runs_compared"] == layout["runs"]
+        assert layout["ratios"]["pandas_over_build"] == pytest.approx(
+            layout["pandas"]["process_seconds"] / layout["build"]["seconds"], abs=0.01
+        )
+    layout_rows = [row for row in report["targets"] if "one file per run" in str(row["size"]) or "files of 100"
+                   in str(row["size"])]  # fmt: skip
+    assert [row["size"] for row in layout_rows] == ["100,000 runs, one file per run"] * 2 + [
+        "200,000 runs, files of 100 runs"
+    ] * 2
+    assert {row["verdict"] for row in layout_rows} == {"not run"}  # judged at the runs each names only
+
     (watch,) = report["watch_refreshes"]
     assert watch["returncode"] == 0 and watch["runs"] == 3 and len(watch["refreshes"]) == 2, watch
     assert all(r["seconds"] > 0 and "refreshed in" in r["line"] for r in watch["refreshes"])
@@ -170,7 +191,7 @@ def test_bench_runs_end_to_end_and_its_readings_agree(bench_run):
     )
     (trace_row,) = [row for row in report["targets"] if row["target"].startswith("what profiler traces add")]
     assert trace_row["figure"] == traces["multiple_of_floor"] and trace_row["verdict"] in ("met", "missed")
-    rows = [row for row in report["targets"] if row is not trace_row]
+    rows = [row for row in report["targets"] if row is not trace_row and row not in layout_rows]
     (fixed_row, plain_row, watch_row, large_watch_row, *size_rows, sample_row, tests_row) = rows
     assert fixed_row["figure"] == fixed["seconds"] and fixed_row["verdict"] in ("met", "missed")
     assert watch_row["figure"] == watch["seconds"] and watch_row["verdict"] in ("met", "missed")
@@ -190,6 +211,7 @@ def test_bench_runs_end_to_end_and_its_readings_agree(bench_run):
     assert "## A refresh inside `runlens watch`" in markdown
     assert "## Profiler traces" in markdown and "Floor check: agree (steps, wall, data loading" in markdown
     assert "## Utilization samples (`--with-utilization`)" in markdown
+    assert "## Figures per layout (`--with-layouts`)" in markdown and "### 150 runs, files of 100 runs" in markdown
 
 
 def test_utilization_step_builds_with_and_without_samples_and_the_floor_agrees(bench_run):
@@ -314,6 +336,20 @@ def test_targets_verdicts():
             ),
             size_entry(1_000_000, build_minus_fixed_over_fair_floor=2.0, pandas_over_build=1.4, peak_rss_mb=4_000.0),
         ],
+        # the layouts of users' folders, each at the runs it names: at most 2x the fair floor (2.0
+        # met, 2.01 missed) and faster than pandas (1.0 is no faster: missed; 1.01 met)
+        "layouts": [
+            {
+                "name": "one_file_per_run",
+                "runs": 100_000,
+                "ratios": {"build_minus_fixed_over_fair_floor": 2.0, "pandas_over_build": 1.0},
+            },
+            {
+                "name": "files_of_100",
+                "runs": 200_000,
+                "ratios": {"build_minus_fixed_over_fair_floor": 2.01, "pandas_over_build": 1.01},
+            },
+        ],
         "engines": {
             "spark_sizes": [
                 {"runs": 10_000, "spark": spark_build(120.0, 10.0, 100_000)},
@@ -356,6 +392,10 @@ def test_targets_verdicts():
         ("refresh after 1% new runs in one new collection /", 200_000): "met",
         ("refresh after 1% new runs in one new collection /", 1_000_000): "not run",
         ("peak memory of the full build", 1_000_000): "met",
+        ("(full build - fixed cost) / fair floor over the same files", "100,000 runs, one file per run"): "met",
+        ("faster than the pandas script", "100,000 runs, one file per run"): "missed",
+        ("(full build - fixed cost) / fair floor over the same files", "200,000 runs, files of 100 runs"): "missed",
+        ("faster than the pandas script", "200,000 runs, files of 100 runs"): "met",
         ("Spark on this machine", 100_000): "missed",
         ("Spark reading linear from 10,000 runs", 100_000): "missed",
         ("Spark's marts the same as DuckDB's", 100_000): "met",

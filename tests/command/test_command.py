@@ -232,7 +232,7 @@ def profiled(builds: Prebuilds):
     (root / "empty" / "notes.txt").write_text("nothing to see\n")
     work = root / "work"
     work.mkdir()
-    env = {"RUNLENS_CACHE_DIR": str(root / "cache")}
+    env = {}  # the session's cache: the plans other builds recorded serve this one's
     args = ["profile", root / "mlruns", root / "empty", "--format", "mlflow", "--quiet"]
     return root, work, env, runlens_command(*args, env=env, cwd=work)
 
@@ -350,7 +350,7 @@ def read_line(process: subprocess.Popen, seconds: float) -> str:
 def test_watch_refreshes_the_pages_of_the_collections_that_changed(tmp_path):
     raw = tmp_path / "raw"
     shutil.copytree(FAULTY, raw)
-    env = {**os.environ, "RUNLENS_CACHE_DIR": str(tmp_path / "cache"), "RUNLENS_AS_OF": "2025-03-10T12:00:00Z"}
+    env = {**os.environ, "RUNLENS_AS_OF": "2025-03-10T12:00:00Z"}  # the session's cache, and its plans
     process = subprocess.Popen(
         [str(RUNLENS), "watch", "--logs", str(raw), "--out", "pages", "--interval", "0.2", "--settle", "0.5"],
         cwd=tmp_path,
