@@ -65,3 +65,32 @@
         {%- endif %}
     {%- endif %}
 {%- endmacro %}
+
+{#- Pre-hook of a collection rollup whose rows follow the clock while a run of the collection is
+    open, running or stalled (agg_collection_span: the span ends at the as-of time, the longest run
+    is counted by its expected length): forget the rows of the collections whose runs changed, of
+    those whose row was computed with a run open (is_open) and of those with a run open now
+    (open_segments: fct_run_segments). The model then computes every collection it holds no row
+    of (is_collection_without_row). -#}
+{% macro delete_rows_of_changed_or_open_collections(open_segments) -%}
+    {% if is_incremental() -%}
+        {{ runlens.require_computed_at() }}
+        delete from {{ this }}
+        where
+            {{ runlens.is_group_to_compute('collection') }}
+            or is_open
+            or collection in (
+                select open_segments.collection from {{ open_segments }} as open_segments where open_segments.is_open
+            )
+    {%- endif %}
+{%- endmacro %}
+
+{#- Filter on a collection column: the collections this model holds no row of (every collection on
+    a full build), after a pre-hook deleted the rows to compute again. -#}
+{% macro is_collection_without_row(collection_column) -%}
+    {% if is_incremental() -%}
+        {{ collection_column }} not in (select computed.collection from {{ this }} as computed)
+    {%- else -%}
+        true
+    {%- endif %}
+{%- endmacro %}

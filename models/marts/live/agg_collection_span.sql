@@ -1,15 +1,25 @@
 -- Each collection's span and concurrency (def_span_concurrency): from its first run_start to its
 -- last end (the as-of time while a run is still going), the run time summed over its runs, how
 -- many ran at once at the peak and on average, its longest run (a running run by its expected
--- total), and its GPU-hours (def_gpu_hours). Grain: one row per collection with a run that started.
+-- total), and its GPU-hours (def_gpu_hours).
+-- Incremental by collection: a refresh computes again the collections whose runs changed
+-- (macros/run_groups.sql) and those that follow the clock, a run of theirs open now or when their
+-- row was computed; the others keep their rows.
+-- Grain: one row per collection with a run that started.
+-- depends_on: {{ ref('int_run_groups') }}
+{{ config(**runlens.incremental_config(
+    'collection', pre_hook="{{ runlens.delete_rows_of_changed_or_open_collections(ref('fct_run_segments')) }}"
+)) }}
 with
 
 segments as (
     select * from {{ ref('fct_run_segments') }}
+    where {{ runlens.is_collection_without_row('collection') }}
 ),
 
 run_gpu_hours as (
     select * from {{ ref('fct_run_gpu_hours') }}
+    where {{ runlens.is_collection_without_row('collection') }}
 ),
 
 live_runs as (
@@ -130,7 +140,8 @@ final as (
         ranked_runs.length_seconds as longest_run_seconds,
         ranked_runs.is_expected as is_longest_run_expected,
         coalesce(collection_gpu_hours.runs_with_gpus, 0) as runs_with_gpus,
-        collection_gpu_hours.gpu_hours
+        collection_gpu_hours.gpu_hours,
+        {{ runlens.build_started_at() }} as computed_at
     from collection_spans
     inner join peaks on collection_spans.collection = peaks.collection
     inner join ranked_runs
