@@ -80,8 +80,14 @@ def project(first_build, tmp_path):
     return project, tmp_path / "raw", copy_database(database, tmp_path / "db")
 
 
-def start_build(project, raw, database) -> subprocess.Popen:
+def start_build(project, raw, database, *, by_dbt: bool = False) -> subprocess.Popen:
+    """`runlens build` in a process of its own. by_dbt: dbt's own node-by-node build
+    (RUNLENS_PLANS=off), which lasts long enough for a test to act while it runs; a plan recorded
+    for this situation (plans are shared by every copy of the project) may replay the fixture's
+    refresh within a second or two."""
     env = {**os.environ, "RUNLENS_AS_OF": SAMPLE_AS_OF, "RUNLENS_PROJECT_DIR": str(project)}
+    if by_dbt:
+        env["RUNLENS_PLANS"] = "off"
     return subprocess.Popen(
         [str(RUNLENS), "build", "--logs", str(raw), "--db", str(database)],
         cwd=database.parent,
@@ -106,8 +112,9 @@ def test_killed_build_leaves_previous_marts_and_the_next_build_recovers(project,
     with ThreadPoolExecutor(1) as background:  # a full build of the changed folder, meanwhile
         full_build = background.submit(run_dbt, PROJECT, raw, full, *REFRESH)
         moment = random.Random(os.environ.get("RUNLENS_CRASH_SEED", "7")).uniform(1.0, 6.0)
-        process = start_build(project, raw, database)
+        process = start_build(project, raw, database, by_dbt=True)
         time.sleep(moment)
+        assert process.poll() is None, f"the build ended before the kill, {moment:.2f} s into it"
         os.killpg(process.pid, signal.SIGKILL)
         process.wait()
         assert snapshot(database) == before, f"killed {moment:.2f} s into the build, the marts changed"
@@ -122,7 +129,7 @@ def test_reads_during_a_build_see_the_previous_build_and_a_second_build_is_refus
     before = snapshot(database)
     render_reports(database, tmp_path / "before")
     (raw / "alpha" / "late.jsonl").write_text(NEW_RUNS)
-    first = start_build(project, raw, database)
+    first = start_build(project, raw, database, by_dbt=True)
     building = database.with_name(database.name + ".next")
     deadline = time.monotonic() + 120
     while not building.exists() and time.monotonic() < deadline:
