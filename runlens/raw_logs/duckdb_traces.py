@@ -19,6 +19,7 @@ from datetime import datetime
 import duckdb
 
 from runlens.raw_logs import trace_decoding
+from runlens.raw_logs.duckdb_rows import insert_rows
 from runlens.raw_logs.listing import LogFile
 from runlens.raw_logs.raw_tables import TABLES, plan_reading, trace_file_row
 from runlens.raw_logs.trace_batches import EventBatches
@@ -36,7 +37,7 @@ def forget_traces(connection: duckdb.DuckDBPyConnection, schema: str, file_paths
     if not file_paths:
         return
     connection.execute("create or replace temp table forgotten_traces (file_path varchar)")
-    connection.executemany("insert into forgotten_traces values (?)", [(path,) for path in file_paths])
+    insert_rows(connection, "forgotten_traces", [("file_path", "varchar")], [(path,) for path in file_paths])
     for table in ("trace_files", "trace_events"):
         connection.execute(f"delete from {schema}.{table} where file_path in (select file_path from forgotten_traces)")
     connection.execute("drop table forgotten_traces")
@@ -101,8 +102,7 @@ def refresh_traces(
                 rows += [trace_file_row(row, loaded_at) for row in read]
         finally:
             decoder.close()
-    marks = ", ".join("?" for _ in TABLES["trace_files"])
-    connection.executemany(f"insert into {schema}.trace_files values ({marks})", rows)
+    insert_rows(connection, f"{schema}.trace_files", TABLES["trace_files"], rows)
     return len(plan.to_read)
 
 

@@ -32,6 +32,7 @@ import zlib
 
 import duckdb
 
+from runlens.raw_logs.duckdb_rows import insert_rows
 from runlens.raw_logs.listing import LogFile
 from runlens.raw_logs.trace_reading import TraceHeader, first_wins
 
@@ -244,7 +245,12 @@ def decode_batch(
         "create or replace temp table decoded_trace_files (filename varchar, file_path varchar, fingerprint varchar)"
     )
     if names:
-        connection.executemany("insert into decoded_trace_files values (?, ?, ?)", names)
+        insert_rows(
+            connection,
+            "decoded_trace_files",
+            [("filename", "varchar"), ("file_path", "varchar"), ("fingerprint", "varchar")],
+            names,
+        )
     return headers, declined
 
 
