@@ -19,8 +19,9 @@
     is done with it, which under the memory limit spills. `not materialized` has each reader scan
     the table itself. Over the 200k benchmark's database with a fifth of the memory limit (as the
     1M build has it), int_run_intervals took 2.9-3.0 s against 4.2-4.4 s, int_run_sessions
-    0.8 s against 1.2-1.4 s (docs/performance.md). PostgreSQL (whose default is kept) and Spark
-    get nothing. -#}
+    0.8 s against 1.2-1.4 s (docs/performance.md). So too for a join of such rows that two later
+    CTEs read (fct_run_stragglers' positioned): doing the join again costs less than holding its
+    rows. PostgreSQL (whose default is kept) and Spark get nothing. -#}
 {% macro streamed_cte() -%}
     {{ return(adapter.dispatch('streamed_cte', 'runlens')()) }}
 {%- endmacro %}

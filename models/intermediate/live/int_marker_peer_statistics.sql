@@ -22,7 +22,7 @@ runs as (
     where {{ runlens.is_group_to_compute('collection') }}
 ),
 
-progress as (
+progress as {{ runlens.streamed_cte() }} (
     select * from {{ ref('int_run_marker_progress') }}
 ),
 
@@ -61,7 +61,9 @@ completed_runs as (
     where {{ runlens.is_peer_run('runs') }}
 ),
 
-completed_progress as (
+completed_progress as {{ runlens.streamed_cte() }} (
+    -- read twice (the task peers, the collection peers): the join done again costs less than
+    -- holding its rows, which spilled past the memory limit at 1M runs
     -- where each completed event-log run was at each marker, and what it still needed after it
     select
         completed_runs.collection,

@@ -18,7 +18,7 @@ runs as (
     where is_analyzed and collection is not null and {{ runlens.is_group_to_compute('collection', 'task') }}
 ),
 
-intervals as (
+intervals as {{ runlens.streamed_cte() }} (
     -- positions line up whether or not a run restarted; a restart's downtime is none
     -- (def_interval_positions)
     select * from {{ ref('fct_run_intervals') }}
@@ -111,13 +111,15 @@ wall_scores as (
         and peer_wall_deviations.positions = peer_wall_spreads.positions
 ),
 
-positioned as (
+positioned as {{ runlens.streamed_cte() }} (
+    -- what the scores need of each interval (its label is read for the worst one alone); read
+    -- twice (the positions' medians, the deviations), the join is done again rather than held:
+    -- at 1M runs, holding it and the deviations spilled 4.4 GB past the memory limit
     select
         runs.collection,
         runs.task,
         intervals.run_id,
         intervals.position_index as interval_index,
-        intervals.position_label as label,
         intervals.seconds,
         runs.wall_seconds as run_wall_seconds
     from intervals
@@ -180,6 +182,8 @@ scored as (
     select
         deviations.run_id,
         deviations.interval_index,
+        deviations.seconds,
+        deviations.median_seconds,
         -- an outlier needs a score past straggler_robust_z and an excess that matters to the run
         -- (straggler_min_excess_share of its wall time, and at least straggler_min_excess_seconds)
         -- over what its own pace gives the position: a run slow throughout is judged by its wall
@@ -207,6 +211,8 @@ flagged as (
     select
         run_id,
         interval_index,
+        seconds,
+        median_seconds,
         robust_z,
         coalesce(robust_z > {{ var('straggler_robust_z') }} and has_excess_that_matters, false) as is_outlier
     from scored
@@ -214,11 +220,15 @@ flagged as (
 
 worst_positions as (
     -- each run's worst interval: its outlier with the highest robust z-score, else its highest
-    -- score; ties to the lowest position: an aggregate, not a sort
+    -- score; ties to the lowest position: an aggregate, not a sort, each figure taken from that
+    -- interval by the same keys (a run's positions differ, so they name one interval)
     select
         run_id,
         {%- set worst = ['case when is_outlier then 1 else 0 end', 'robust_z', '-interval_index'] %}
         {{ runlens.arg_max('interval_index', worst) }} as interval_index,
+        {{ runlens.arg_max('seconds', worst) }} as seconds,
+        {{ runlens.arg_max('median_seconds', worst) }} as median_seconds,
+        {{ runlens.arg_max('robust_z', worst) }} as robust_z,
         max(case when is_outlier then 1 else 0 end) = 1 as has_outlier_interval
     from flagged
     group by run_id
@@ -228,18 +238,15 @@ worst_intervals as (
     select
         worst_positions.run_id,
         worst_positions.interval_index,
-        deviations.label,
-        deviations.seconds,
-        deviations.median_seconds,
-        flagged.robust_z,
+        intervals.position_label as label,
+        worst_positions.seconds,
+        worst_positions.median_seconds,
+        worst_positions.robust_z,
         worst_positions.has_outlier_interval
     from worst_positions
-    inner join deviations
-        on worst_positions.run_id = deviations.run_id
-        and worst_positions.interval_index = deviations.interval_index
-    inner join flagged
-        on worst_positions.run_id = flagged.run_id
-        and worst_positions.interval_index = flagged.interval_index
+    inner join intervals
+        on worst_positions.run_id = intervals.run_id
+        and worst_positions.interval_index = intervals.position_index
 ),
 
 run_figures as (

@@ -10,7 +10,7 @@
 {{ config(**runlens.incremental_config('run')) }}
 with
 
-intervals as (
+intervals as {{ runlens.streamed_cte() }} (
     select * from {{ ref('fct_run_intervals') }}
     where {{ runlens.is_run_to_compute('run_id') }}
 ),
