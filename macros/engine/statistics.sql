@@ -52,6 +52,27 @@
     bit_xor(hashtextextended(concat_ws('|', {% for column in columns %}{{ column }}::text{% if not loop.last %}, {% endif %}{% endfor %}), 0))::text
 {%- endmacro %}
 
+{#- A 64-bit hash of one row's columns (NULLs included), to find rows that may be equal by one
+    number instead of by every column: equal rows hash equal; rows that hash equal need not be
+    equal, so a model compares their columns after (int_event_occurrences). -#}
+{% macro row_hash(columns) -%}
+    {{ return(adapter.dispatch('row_hash', 'runlens')(columns)) }}
+{%- endmacro %}
+
+{% macro duckdb__row_hash(columns) -%}
+    hash({{ columns | join(', ') }})
+{%- endmacro %}
+
+{#- PostgreSQL: concat_ws skips a NULL, so a NULL and a missing value hash alike: more rows
+    compared after, none missed. -#}
+{% macro postgres__row_hash(columns) -%}
+    hashtextextended(concat_ws('|', {% for column in columns %}{{ column }}::text{% if not loop.last %}, {% endif %}{% endfor %}), 0)
+{%- endmacro %}
+
+{% macro spark__row_hash(columns) -%}
+    xxhash64({{ columns | join(', ') }})
+{%- endmacro %}
+
 {#- Spark: median is the exact percentile 0.5, interpolated (not the approximate percentile). -#}
 {% macro spark__median(column) -%}
     median({{ column }})
